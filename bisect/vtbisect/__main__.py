@@ -1,0 +1,3 @@
+from vtbisect.cli import main
+
+main()

@@ -1,0 +1,17 @@
+"""Entry point of the ``vtbisect`` console script."""
+
+from __future__ import annotations
+
+from vtgate.clirun import run_app
+
+from vtbisect.app import app
+
+# Each import below registers one command on `app`.
+
+
+def main(argv: list[str] | None = None) -> None:
+    run_app(app, argv, program="vtbisect")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,3 @@
+from vtengine.cli import main
+
+main()

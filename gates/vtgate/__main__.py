@@ -1,0 +1,3 @@
+from vtgate.cli import main
+
+main()

@@ -1,0 +1,16 @@
+"""Entry point of the ``vtgate`` console script."""
+
+from __future__ import annotations
+
+from vtgate.app import app
+from vtgate.clirun import run_app
+
+# Each import below registers one command on `app`; adding a command adds one line here.
+
+
+def main(argv: list[str] | None = None) -> None:
+    run_app(app, argv)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""vtgate subcommands, one module each; vtgate.cli imports them so they register on vtgate.app.app."""

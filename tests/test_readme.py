@@ -1,0 +1,27 @@
+"""The README's two Quick start commands are the ones CI runs."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _quick_start_commands() -> list[str]:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    return [block.strip() for block in re.findall(r"```bash\n(.*?)```", section, flags=re.S)]
+
+
+def test_readme_has_exactly_two_setup_commands() -> None:
+    commands = _quick_start_commands()
+    assert len(commands) == 2
+    assert all("\n" not in command for command in commands)
+    assert commands[0].endswith("vtgate check")
+    assert "pytest" in commands[1]
+
+
+def test_ci_runs_the_readme_test_command_verbatim() -> None:
+    ci_lines = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert _quick_start_commands()[1] in ci_lines
