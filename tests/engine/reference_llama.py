@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-
 from vtengine.config import ModelConfig
 
 FP8_BLOCK = 128

@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 from safetensors import safe_open
 from safetensors.numpy import save_file
-
 from vtengine.checkpoint import (
     CheckpointError,
     config_from_hf,
