@@ -1,0 +1,177 @@
+"""envdoc's configuration: ``[tool.vtgate.envdoc]`` in pyproject.toml or ``[envdoc]`` in vtgate.toml
+(vtgate.toml wins when it has the table), then overrides (the CLI's flags), then defaults. Every key
+is optional; an unknown key or a wrong type is an error naming the key and the file."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from vtgate.envdoc.model import EnvdocError, WrapperSpec
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+DEFAULT_DOC = "docs/ENVIRONMENT.md"
+DEFAULT_PREFIX = "VT_"
+KEYS = ("sources", "doc", "prefix", "include", "exclude", "wrappers", "allowlist")
+
+
+@dataclass(frozen=True)
+class AllowEntry:
+    """An env var (``X``) or family (``X_*``) the code may read without a doc row, and why."""
+
+    name: str
+    reason: str
+
+    @property
+    def is_pattern(self) -> bool:
+        return self.name.endswith("*")
+
+    def covers(self, name: str) -> bool:
+        return name.startswith(self.name[:-1]) if self.is_pattern else name == self.name
+
+    def covers_prefix(self, prefix: str) -> bool:
+        """A dynamic read with this literal prefix is covered only by a family its prefix implies."""
+        return self.is_pattern and prefix.startswith(self.name[:-1])
+
+
+@dataclass(frozen=True)
+class EnvdocConfig:
+    """Where to look and what to check. ``source`` says where the settings came from, for messages."""
+
+    sources: tuple[str, ...] = (".",)
+    doc: str = DEFAULT_DOC
+    prefix: str = DEFAULT_PREFIX
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    wrappers: tuple[WrapperSpec, ...] = ()
+    allowlist: tuple[AllowEntry, ...] = ()
+    source: str = "defaults"
+    jobs: int | None = field(default=None, compare=False)  # worker processes; None: decide by size
+
+    @classmethod
+    def load(cls, root: Path, overrides: dict[str, Any] | None = None) -> EnvdocConfig:
+        """Settings for the tree at ``root``; ``overrides`` (same keys, None values ignored) win."""
+        root = Path(root)
+        table, origin = _find_table(root)
+        config = cls.from_mapping(table, origin) if table is not None else cls()
+        if overrides:
+            given = {key: value for key, value in overrides.items() if value is not None}
+            if given:
+                jobs = given.pop("jobs", None)
+                merged = cls.from_mapping(given, "command-line options", base=config)
+                config = replace(merged, source=config.source, jobs=jobs if jobs is not None else config.jobs)
+        return config
+
+    @classmethod
+    def from_mapping(
+        cls, table: dict[str, Any], origin: str, base: EnvdocConfig | None = None
+    ) -> EnvdocConfig:
+        base = base or cls()
+        unknown = sorted(set(table) - set(KEYS) - {"jobs"})
+        if unknown:
+            raise EnvdocError(
+                f"{origin}: unknown envdoc key(s) {', '.join(unknown)}; valid keys: {', '.join(KEYS)}"
+            )
+        values: dict[str, Any] = {"source": origin}
+        if "sources" in table:
+            values["sources"] = _strings(table["sources"], "sources", origin, allow_str=True)
+            if not values["sources"]:
+                raise EnvdocError(f'{origin}: sources is empty; list at least one folder or file, e.g. ["."]')
+        if "doc" in table:
+            values["doc"] = _string(table["doc"], "doc", origin)
+        if "prefix" in table:
+            values["prefix"] = _string(table["prefix"], "prefix", origin, allow_empty=True)
+        for key in ("include", "exclude"):
+            if key in table:
+                values[key] = _strings(table[key], key, origin, allow_str=True)
+        if "wrappers" in table:
+            specs = _strings(table["wrappers"], "wrappers", origin, allow_str=True)
+            try:
+                values["wrappers"] = tuple(WrapperSpec.parse(text) for text in specs)
+            except EnvdocError as error:
+                raise EnvdocError(f"{origin}: {error}") from None
+        if "allowlist" in table:
+            values["allowlist"] = _allowlist(table["allowlist"], origin)
+        if "jobs" in table and table["jobs"] is not None:
+            if not isinstance(table["jobs"], int) or table["jobs"] < 1:
+                raise EnvdocError(f"{origin}: jobs must be a positive integer")
+            values["jobs"] = table["jobs"]
+        return replace(base, **values)
+
+
+def _find_table(root: Path) -> tuple[dict[str, Any] | None, str]:
+    vtgate_toml = root / "vtgate.toml"
+    if vtgate_toml.is_file():
+        data = _read_toml(vtgate_toml)
+        table = data.get("envdoc", data.get("tool", {}).get("vtgate", {}).get("envdoc"))
+        if table is not None:
+            return _table(table, "vtgate.toml [envdoc]"), "vtgate.toml [envdoc]"
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        data = _read_toml(pyproject)
+        table = data.get("tool", {}).get("vtgate", {}).get("envdoc")
+        if table is not None:
+            return _table(table, "pyproject.toml [tool.vtgate.envdoc]"), "pyproject.toml [tool.vtgate.envdoc]"
+    return None, "defaults"
+
+
+def _table(value: Any, origin: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise EnvdocError(f"{origin} must be a table of settings")
+    return value
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as error:
+        raise EnvdocError(f"{path} is not valid TOML: {error}") from None
+
+
+def _string(value: Any, key: str, origin: str, allow_empty: bool = False) -> str:
+    if not isinstance(value, str) or (not value and not allow_empty):
+        raise EnvdocError(f"{origin}: {key} must be a non-empty string, got {value!r}")
+    return value
+
+
+def _strings(value: Any, key: str, origin: str, allow_str: bool = False) -> tuple[str, ...]:
+    if allow_str and isinstance(value, str):
+        value = [value]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(item, str) and item for item in value):
+        raise EnvdocError(f"{origin}: {key} must be a list of non-empty strings, got {value!r}")
+    return tuple(value)
+
+
+def _allowlist(value: Any, origin: str) -> tuple[AllowEntry, ...]:
+    example = '{ name = "CUDA_VISIBLE_DEVICES", reason = "set by the launcher, documented by CUDA" }'
+    if not isinstance(value, (list, tuple)):
+        raise EnvdocError(f"{origin}: allowlist must be a list of tables like {example}")
+    entries: list[AllowEntry] = []
+    for position, item in enumerate(value, start=1):
+        if not isinstance(item, dict):
+            raise EnvdocError(f"{origin}: allowlist entry {position} must be a table like {example}")
+        extra = sorted(set(item) - {"name", "reason"})
+        if extra:
+            raise EnvdocError(
+                f"{origin}: allowlist entry {position} has unknown key(s) {', '.join(extra)}; use name and reason"
+            )
+        name = item.get("name")
+        if not isinstance(name, str) or not name or "*" in name[:-1]:
+            raise EnvdocError(
+                f'{origin}: allowlist entry {position} needs name = "X" or a family "X_*" (one trailing *), got {name!r}'
+            )
+        reason = item.get("reason")
+        if not isinstance(reason, str) or not reason.strip():
+            raise EnvdocError(
+                f"{origin}: allowlist entry {position} ({name}) has no reason: say why {name} may go "
+                f"undocumented, e.g. {example}"
+            )
+        entries.append(AllowEntry(name=name, reason=reason.strip()))
+    return tuple(entries)

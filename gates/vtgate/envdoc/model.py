@@ -1,0 +1,142 @@
+"""The records that cross envdoc's module lines: a resolved expression, one env read found in
+source, a wrapper call or definition awaiting cross-file resolution, and the error type whose
+message always names the thing that is wrong and the fix."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class EnvdocError(Exception):
+    """A usage or configuration error (missing doc, malformed table row, bad allowlist or wrapper
+    spec): the run cannot give a verdict. The CLI exits 2 with this message."""
+
+
+@dataclass(frozen=True)
+class Expr:
+    """What the scanner knows statically about one expression used as a name or a default.
+
+    ``static`` is the full string value when it is known; otherwise ``prefix`` is the literal text
+    the value is known to start with ("" when nothing is known). ``is_none`` marks the literal None
+    (a default of None means "no default"). ``source`` is the expression's text, for messages."""
+
+    static: str | None
+    prefix: str = ""
+    is_none: bool = False
+    source: str = ""
+
+    @property
+    def is_static(self) -> bool:
+        return self.static is not None
+
+
+NO_DEFAULT = "none"  # the read gives no default (or None): unset stays unset
+LITERAL_DEFAULT = "literal"  # the default is a statically known value, compared with the doc
+NONLITERAL_DEFAULT = "nonliteral"  # computed at run time: reported as unverifiable
+
+
+@dataclass(frozen=True)
+class EnvRead:
+    """One read of an environment variable at file:line.
+
+    ``name`` is the variable's name when static, else None and ``prefix`` holds the literal prefix
+    the name is known to start with. ``default_kind`` is one of NO_DEFAULT, LITERAL_DEFAULT,
+    NONLITERAL_DEFAULT; ``default`` is the literal default's text, or the source of a non-literal
+    one. ``form`` says how it was read (``os.environ.get``, ``getenv (C)``, ``wrapper knobs.flag``)."""
+
+    name: str | None
+    prefix: str
+    file: str
+    line: int
+    form: str
+    default_kind: str = NO_DEFAULT
+    default: str | None = None
+
+    @property
+    def is_dynamic(self) -> bool:
+        return self.name is None
+
+
+@dataclass(frozen=True)
+class WrapperSpec:
+    """A configured wrapper: calls to ``dotted`` (suffix-matched on dotted components) read the env
+    var named by positional argument ``position``; the default is positional ``default_position``
+    (None: no default argument) or the keyword ``default``."""
+
+    text: str
+    dotted: tuple[str, ...]
+    position: int
+    default_position: int | None
+
+    @classmethod
+    def parse(cls, text: str) -> WrapperSpec:
+        """Parse ``module.func:POS`` or ``func:POS`` (POS defaults to 0); an optional third field
+        gives the default's position (``func:0:2``) or ``-`` for none (``func:0:-``)."""
+        fix = "write it as 'module.func:POS' or 'func:POS', e.g. 'vtengine.knobs.env_flag:0'"
+        parts = text.strip().split(":")
+        if not parts[0] or len(parts) > 3:
+            raise EnvdocError(f"wrapper spec {text!r} is malformed: {fix}")
+        dotted = tuple(parts[0].split("."))
+        if not all(part.isidentifier() for part in dotted):
+            raise EnvdocError(f"wrapper spec {text!r}: {parts[0]!r} is not a dotted Python name; {fix}")
+        try:
+            position = int(parts[1]) if len(parts) > 1 else 0
+        except ValueError:
+            raise EnvdocError(
+                f"wrapper spec {text!r}: position {parts[1]!r} is not an integer; {fix}"
+            ) from None
+        if position < 0:
+            raise EnvdocError(f"wrapper spec {text!r}: position must be >= 0; {fix}")
+        default_position: int | None = position + 1
+        if len(parts) == 3:
+            if parts[2] == "-":
+                default_position = None
+            else:
+                try:
+                    default_position = int(parts[2])
+                except ValueError:
+                    raise EnvdocError(
+                        f"wrapper spec {text!r}: default position {parts[2]!r} is not an integer or '-'"
+                    ) from None
+        return cls(text=text.strip(), dotted=dotted, position=position, default_position=default_position)
+
+    def matches(self, qualified: tuple[str, ...]) -> bool:
+        """True when the qualified callee or definition name ends with this spec's components."""
+        n = len(self.dotted)
+        return len(qualified) >= n and qualified[-n:] == self.dotted
+
+
+@dataclass(frozen=True)
+class WrapperDef:
+    """A definition of a configured wrapper: its parameter names as seen by callers (``self`` of a
+    method dropped) and the statically known defaults of those parameters."""
+
+    spec: str
+    params: tuple[str, ...]
+    defaults: tuple[tuple[str, Expr], ...] = ()
+
+
+@dataclass(frozen=True)
+class WrapperCall:
+    """A call of a configured wrapper, resolved after every file is scanned (a keyword argument's
+    position is only known from the wrapper's definition, which may live in another file)."""
+
+    spec: str
+    file: str
+    line: int
+    form: str
+    args: tuple[Expr | None, ...]  # None: a *starred argument, position unknown from here on
+    kwargs: tuple[tuple[str, Expr], ...] = ()
+
+
+@dataclass
+class FileScan:
+    """What scanning one file produced. ``error`` set means the file was skipped (incomplete run)."""
+
+    file: str
+    reads: list[EnvRead] = field(default_factory=list)
+    wrapper_calls: list[WrapperCall] = field(default_factory=list)
+    wrapper_defs: list[WrapperDef] = field(default_factory=list)
+    error: str | None = None
+    error_line: int | None = None
+    parsed: bool = False  # False when the text pre-filter showed no possible read

@@ -1,0 +1,501 @@
+"""Find environment-variable reads in Python source by parsing it with ``ast``, never by regex, so
+strings and comments that merely look like code are not reads.
+
+Reads: ``os.environ.get(X[, d])``, ``os.getenv(X[, d])``, ``os.environ[X]`` (load), ``X in
+os.environ``, ``os.environ.setdefault(X, d)``, ``os.environ.pop(X[, d])``, the same through
+``import os as o`` and ``from os import environ as E, getenv as g``, and calls of configured
+wrappers (the name at a given argument position). Writes (``os.environ[X] = v``) and ``del
+os.environ[X]`` are not reads. Names built from module or local constants, ``+``, f-strings,
+``%`` and ``str.format`` are resolved where static; what stays dynamic keeps its literal prefix.
+Reads inside a configured wrapper's own body are the wrapper's business and are not reported."""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+from collections.abc import Iterable, Sequence
+
+from vtgate.envdoc.model import (
+    LITERAL_DEFAULT,
+    NO_DEFAULT,
+    NONLITERAL_DEFAULT,
+    EnvRead,
+    Expr,
+    FileScan,
+    WrapperCall,
+    WrapperDef,
+    WrapperSpec,
+)
+
+ENV_MAPPINGS = {"environ", "environb"}
+GETENV_FUNCS = {"getenv", "getenvb"}
+MAPPING_READ_METHODS = {"get", "setdefault", "pop"}
+_MAX_DEPTH = 32
+_UNKNOWN = Expr(static=None, prefix="")
+
+
+def prefilter_words(wrappers: Sequence[WrapperSpec]) -> tuple[str, ...]:
+    """Words at least one of which must occur in a file's text for it to contain a read. The text
+    check only decides which files are worth parsing; whether something is a read is the AST's call."""
+    return ("environ", "getenv", *sorted({spec.dotted[-1] for spec in wrappers}))
+
+
+def decode_python(data: bytes) -> str:
+    """Decode Python source honouring its coding cookie (PEP 263); UnicodeDecodeError/SyntaxError
+    when the bytes are not valid text in that encoding."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    text = data.decode(encoding)
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def module_parts(relpath: str) -> tuple[str, ...]:
+    """``engine/vtengine/knobs.py`` -> ("engine", "vtengine", "knobs"); ``pkg/__init__.py`` -> ("pkg",)."""
+    parts = [part for part in relpath.replace("\\", "/").split("/") if part not in ("", ".", "..")]
+    if parts:
+        last = parts[-1]
+        parts[-1] = last[:-3] if last.endswith(".py") else last
+        if parts[-1] == "__init__":
+            parts.pop()
+    return tuple(parts)
+
+
+def scan_python_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()) -> FileScan:
+    """Scan one file's text; a syntax error becomes ``FileScan.error`` (the file is skipped)."""
+    result = FileScan(file=relpath, parsed=True)
+    try:
+        tree = ast.parse(text, filename=relpath)
+    except SyntaxError as error:
+        result.error = f"does not parse: {error.msg} (line {error.lineno})"
+        result.error_line = error.lineno
+        return result
+    except (ValueError, RecursionError, MemoryError) as error:
+        result.error = f"does not parse: {error}"
+        return result
+    try:
+        _Scanner(tree, relpath, wrappers, result).run()
+    except RecursionError:
+        result.error = "nested too deeply to scan"
+        result.reads.clear()
+        result.wrapper_calls.clear()
+    return result
+
+
+class _Scope:
+    """Names bound in one function (parameters and assignments), for constant resolution."""
+
+    __slots__ = ("assigned", "bound")
+
+    def __init__(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
+        args = node.args
+        body: list[ast.AST] = list(node.body) if isinstance(node.body, list) else [node.body]
+        self.assigned, self.bound = collect_bindings(body)
+        for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
+            if arg is not None:
+                self.bound.add(arg.arg)
+
+
+_NEW_SCOPE = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def collect_bindings(body: Iterable[ast.AST]) -> tuple[dict[str, list[ast.expr | None]], set[str]]:
+    """Bindings made directly in a scope (nested functions, classes and lambdas excluded):
+    ``assigned`` maps a name to the values of its simple assignments (``X = ...``, ``X: T = ...``);
+    ``bound`` holds names bound any other way (loops, ``with``, imports, augmented assignment, defs),
+    which makes them non-constant."""
+    assigned: dict[str, list[ast.expr | None]] = {}
+    bound: set[str] = set()
+    simple_targets: set[int] = set()
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            assigned.setdefault(node.targets[0].id, []).append(node.value)
+            simple_targets.add(id(node.targets[0]))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            assigned.setdefault(node.target.id, []).append(node.value)
+            simple_targets.add(id(node.target))
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            if id(node) not in simple_targets:
+                bound.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                bound.add((alias.asname or alias.name).split(".")[0])
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+        if isinstance(node, _NEW_SCOPE):
+            if not isinstance(node, ast.Lambda):
+                bound.add(node.name)
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return assigned, bound
+
+
+class _Scanner:
+    def __init__(
+        self, tree: ast.Module, relpath: str, wrappers: Sequence[WrapperSpec], result: FileScan
+    ) -> None:
+        self.tree = tree
+        self.relpath = relpath
+        self.wrappers = list(wrappers)
+        self.result = result
+        self.module = module_parts(relpath)
+        self.os_names: set[str] = {"os"}
+        self.environ_names: set[str] = set()
+        self.getenv_names: set[str] = set()
+        self.imports: dict[str, tuple[str, ...]] = {}
+        self.module_assigned: dict[str, list[ast.expr | None]] = {}
+        self.module_bound: set[str] = set()
+        self.module_defs: set[str] = set()
+        self.scopes: list[_Scope] = []
+        self.qualname: list[str] = []
+        self.class_stack: list[bool] = []  # per qualname entry: is it a class?
+        self.in_wrapper_body = 0
+
+    # -- setup -------------------------------------------------------------------------------
+    def run(self) -> None:
+        self._collect_imports()
+        self.module_assigned, self.module_bound = collect_bindings(self.tree.body)
+        for statement in self.tree.body:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                self.module_defs.add(statement.name)
+        for statement in self.tree.body:
+            self._visit(statement)
+
+    def _collect_imports(self) -> None:
+        package = self.module if self.relpath.endswith("__init__.py") else self.module[:-1]
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name == "os" or alias.name.startswith("os."):
+                        self.os_names.add(alias.asname or "os")
+                    if alias.asname:
+                        self.imports[alias.asname] = tuple(alias.name.split("."))
+                    else:
+                        top = alias.name.split(".")[0]
+                        self.imports[top] = (top,)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package[: len(package) - (node.level - 1)] if node.level > 1 else package
+                    origin = (*base, *(node.module.split(".") if node.module else ()))
+                else:
+                    origin = tuple((node.module or "").split("."))
+                for alias in node.names:
+                    local = alias.asname or alias.name
+                    if node.module == "os" and not node.level:
+                        if alias.name in ENV_MAPPINGS:
+                            self.environ_names.add(local)
+                        elif alias.name in GETENV_FUNCS:
+                            self.getenv_names.add(local)
+                    if alias.name != "*":
+                        self.imports[local] = (*origin, alias.name)
+
+    # -- traversal ---------------------------------------------------------------------------
+    def _visit(self, node: ast.AST) -> None:
+        # An explicit stack, not recursion per node kind: generated code can nest deeply.
+        stack: list[ast.AST] = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self._visit_function(current)
+                continue
+            if isinstance(current, ast.ClassDef):
+                self._visit_class(current)
+                continue
+            if isinstance(current, ast.Lambda):
+                self.scopes.append(_Scope(current))
+                try:
+                    self._visit(current.body)
+                finally:
+                    self.scopes.pop()
+                continue
+            if isinstance(current, ast.Call):
+                self._on_call(current)
+            elif isinstance(current, ast.Subscript):
+                self._on_subscript(current)
+            elif isinstance(current, ast.Compare):
+                self._on_compare(current)
+            stack.extend(reversed(list(ast.iter_child_nodes(current))))
+
+    def _visit_class(self, node: ast.ClassDef) -> None:
+        for child in (*node.decorator_list, *node.bases, *(k.value for k in node.keywords)):
+            self._visit(child)
+        self.qualname.append(node.name)
+        self.class_stack.append(True)
+        try:
+            for statement in node.body:
+                self._visit(statement)
+        finally:
+            self.qualname.pop()
+            self.class_stack.pop()
+
+    def _visit_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        for child in (*node.decorator_list, *node.args.defaults, *(d for d in node.args.kw_defaults if d)):
+            self._visit(child)
+        is_method = (
+            bool(self.class_stack)
+            and self.class_stack[-1]
+            and not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
+        )
+        self.qualname.append(node.name)
+        self.class_stack.append(False)
+        qualified = (*self.module, *self.qualname)
+        matched = [spec for spec in self.wrappers if spec.matches(qualified)]
+        for spec in matched:
+            self.result.wrapper_defs.append(self._wrapper_def(spec, node, is_method))
+        self.scopes.append(_Scope(node))
+        self.in_wrapper_body += bool(matched)
+        try:
+            for statement in node.body:
+                self._visit(statement)
+        finally:
+            self.in_wrapper_body -= bool(matched)
+            self.scopes.pop()
+            self.qualname.pop()
+            self.class_stack.pop()
+
+    def _wrapper_def(
+        self, spec: WrapperSpec, node: ast.FunctionDef | ast.AsyncFunctionDef, is_method: bool
+    ) -> WrapperDef:
+        args = node.args
+        positional = [*args.posonlyargs, *args.args]
+        defaults: list[tuple[str, Expr]] = []
+        for arg, default in zip(
+            positional[len(positional) - len(args.defaults) :], args.defaults, strict=True
+        ):
+            defaults.append((arg.arg, self.resolve(default)))
+        for arg, kw_default in zip(args.kwonlyargs, args.kw_defaults, strict=True):
+            if kw_default is not None:
+                defaults.append((arg.arg, self.resolve(kw_default)))
+        names = [arg.arg for arg in positional]
+        if is_method and names:
+            names = names[1:]
+        return WrapperDef(spec=spec.text, params=tuple(names), defaults=tuple(defaults))
+
+    # -- what is an env mapping / getenv -----------------------------------------------------
+    def _is_environ(self, node: ast.expr) -> bool:
+        if isinstance(node, ast.Attribute):
+            return (
+                node.attr in ENV_MAPPINGS
+                and isinstance(node.value, ast.Name)
+                and node.value.id in self.os_names
+            )
+        return isinstance(node, ast.Name) and node.id in self.environ_names
+
+    def _is_getenv(self, node: ast.expr) -> bool:
+        if isinstance(node, ast.Attribute):
+            return (
+                node.attr in GETENV_FUNCS
+                and isinstance(node.value, ast.Name)
+                and node.value.id in self.os_names
+            )
+        return isinstance(node, ast.Name) and node.id in self.getenv_names
+
+    # -- read forms --------------------------------------------------------------------------
+    def _on_call(self, node: ast.Call) -> None:
+        func = node.func
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr in MAPPING_READ_METHODS
+            and self._is_environ(func.value)
+        ):
+            form = f"os.{_attr_root(func.value)}.{func.attr}"
+            self._read_call(node, form, key_kw="key", default_kw="default")
+            return
+        if self._is_getenv(func):
+            form = "os.getenv"
+            self._read_call(node, form, key_kw="key", default_kw="default")
+            return
+        if self.wrappers:
+            qualified = self._qualify(func)
+            if qualified:
+                for spec in self.wrappers:
+                    if spec.matches(qualified):
+                        self._wrapper_call(spec, node)
+                        return
+
+    def _read_call(self, node: ast.Call, form: str, key_kw: str, default_kw: str) -> None:
+        if self.in_wrapper_body:
+            return
+        keywords = {k.arg: k.value for k in node.keywords if k.arg}
+        name_node = node.args[0] if node.args else keywords.get(key_kw)
+        if name_node is None or isinstance(name_node, ast.Starred):
+            self._add(None, _UNKNOWN, node, form)
+            return
+        default_node = node.args[1] if len(node.args) > 1 else keywords.get(default_kw)
+        if isinstance(default_node, ast.Starred):
+            default_node = None
+        default = self.resolve(default_node) if default_node is not None else None
+        self._add(default, self.resolve(name_node), name_node, form)
+
+    def _on_subscript(self, node: ast.Subscript) -> None:
+        if isinstance(node.ctx, ast.Load) and self._is_environ(node.value) and not self.in_wrapper_body:
+            self._add(None, self.resolve(node.slice), node.slice, f"os.{_attr_root(node.value)}[...]")
+
+    def _on_compare(self, node: ast.Compare) -> None:
+        left = node.left
+        for op, right in zip(node.ops, node.comparators, strict=True):
+            if isinstance(op, (ast.In, ast.NotIn)) and self._is_environ(right) and not self.in_wrapper_body:
+                self._add(None, self.resolve(left), left, f"... in os.{_attr_root(right)}")
+            left = right
+
+    def _add(self, default: Expr | None, name: Expr, where: ast.AST, form: str) -> None:
+        line = getattr(where, "lineno", 0)
+        self.result.reads.append(make_read(name, default, self.relpath, line, form))
+
+    def _wrapper_call(self, spec: WrapperSpec, node: ast.Call) -> None:
+        if self.in_wrapper_body:
+            return
+        args: list[Expr | None] = []
+        for arg in node.args:
+            if isinstance(arg, ast.Starred):
+                args.append(None)
+                break
+            args.append(self.resolve(arg))
+        kwargs = tuple((k.arg, self.resolve(k.value)) for k in node.keywords if k.arg)
+        line = node.args[spec.position].lineno if len(node.args) > spec.position else node.lineno
+        self.result.wrapper_calls.append(
+            WrapperCall(
+                spec=spec.text,
+                file=self.relpath,
+                line=line,
+                form=f"wrapper {spec.text}",
+                args=tuple(args),
+                kwargs=kwargs,
+            )
+        )
+
+    # -- names of callees --------------------------------------------------------------------
+    def _qualify(self, func: ast.expr) -> tuple[str, ...] | None:
+        parts: list[str] = []
+        node = func
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return tuple(reversed(parts)) if parts else None
+        parts.reverse()
+        base = node.id
+        if base in ("self", "cls") and parts:
+            classes = [
+                name for name, is_class in zip(self.qualname, self.class_stack, strict=True) if is_class
+            ]
+            return (*self.module, *classes[-1:], *parts) if classes else (base, *parts)
+        if base in self.imports and not self._locally_bound(base):
+            return (*self.imports[base], *parts)
+        if base in self.module_defs and not self._locally_bound(base):
+            return (*self.module, base, *parts)
+        return (base, *parts)
+
+    def _locally_bound(self, name: str) -> bool:
+        return any(name in scope.bound or name in scope.assigned for scope in self.scopes)
+
+    # -- static resolution of names and defaults ---------------------------------------------
+    def resolve(self, node: ast.expr | None, depth: int = 0) -> Expr:
+        if node is None or depth > _MAX_DEPTH:
+            return _UNKNOWN
+        if isinstance(node, ast.Constant):
+            value = node.value
+            if value is None:
+                return Expr(static=None, is_none=True, source="None")
+            if isinstance(value, bytes):
+                text = value.decode("utf-8", "replace")
+                return Expr(static=text, prefix=text, source=repr(value))
+            if isinstance(value, (str, int, float, bool)):
+                text = str(value)
+                return Expr(static=text, prefix=text, source=repr(value))
+            return Expr(static=None, source=_source(node))
+        if isinstance(node, ast.Name):
+            return self._resolve_name(node, depth)
+        if isinstance(node, ast.BinOp):
+            if isinstance(node.op, ast.Add):
+                left = self.resolve(node.left, depth + 1)
+                if left.static is None:
+                    return Expr(static=None, prefix=left.prefix, source=_source(node))
+                right = self.resolve(node.right, depth + 1)
+                if right.static is not None:
+                    text = left.static + right.static
+                    return Expr(static=text, prefix=text, source=_source(node))
+                return Expr(static=None, prefix=left.static + right.prefix, source=_source(node))
+            if isinstance(node.op, ast.Mod):
+                left = self.resolve(node.left, depth + 1)
+                if left.static is not None:
+                    return Expr(static=None, prefix=left.static.split("%", 1)[0], source=_source(node))
+            return Expr(static=None, source=_source(node))
+        if isinstance(node, ast.JoinedStr):
+            return self._resolve_fstring(node, depth)
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "format"
+            and isinstance(node.func.value, ast.Constant)
+            and isinstance(node.func.value.value, str)
+        ):
+            return Expr(static=None, prefix=node.func.value.value.split("{", 1)[0], source=_source(node))
+        return Expr(static=None, source=_source(node))
+
+    def _resolve_name(self, node: ast.Name, depth: int) -> Expr:
+        for scope in reversed(self.scopes):
+            if node.id in scope.assigned or node.id in scope.bound:
+                values = scope.assigned.get(node.id, [])
+                if len(values) == 1 and values[0] is not None and node.id not in scope.bound:
+                    resolved = self.resolve(values[0], depth + 1)
+                    return Expr(resolved.static, resolved.prefix, resolved.is_none, node.id)
+                return Expr(static=None, source=node.id)
+        values = self.module_assigned.get(node.id, [])
+        if len(values) == 1 and values[0] is not None and node.id not in self.module_bound:
+            resolved = self.resolve(values[0], depth + 1)
+            return Expr(resolved.static, resolved.prefix, resolved.is_none, node.id)
+        return Expr(static=None, source=node.id)
+
+    def _resolve_fstring(self, node: ast.JoinedStr, depth: int) -> Expr:
+        pieces: list[str] = []
+        for value in node.values:
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                pieces.append(value.value)
+                continue
+            if (
+                isinstance(value, ast.FormattedValue)
+                and value.format_spec is None
+                and value.conversion in (-1, 115)
+            ):
+                inner = self.resolve(value.value, depth + 1)
+                if inner.static is not None:
+                    pieces.append(inner.static)
+                    continue
+                pieces.append(inner.prefix)
+            text = "".join(pieces)
+            return Expr(static=None, prefix=text, source=_source(node))
+        text = "".join(pieces)
+        return Expr(static=text, prefix=text, source=_source(node))
+
+
+def make_read(name: Expr, default: Expr | None, relpath: str, line: int, form: str) -> EnvRead:
+    """Build an EnvRead from a resolved name and default (None: the read gives no default)."""
+    if default is None or default.is_none:
+        kind, text = NO_DEFAULT, None
+    elif default.static is not None:
+        kind, text = LITERAL_DEFAULT, default.static
+    else:
+        kind, text = NONLITERAL_DEFAULT, default.source or "?"
+    return EnvRead(
+        name=name.static,
+        prefix=name.static if name.static is not None else name.prefix,
+        file=relpath,
+        line=line,
+        form=form,
+        default_kind=kind,
+        default=text,
+    )
+
+
+def _attr_root(node: ast.expr) -> str:
+    return node.attr if isinstance(node, ast.Attribute) else "environ"
+
+
+def _source(node: ast.AST) -> str:
+    try:
+        text = ast.unparse(node)
+    except Exception:  # noqa: BLE001 - a message helper must never fail the scan
+        return "<expression>"
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -1,0 +1,187 @@
+"""Find the source files under the configured sources and scan them, in worker processes when the
+tree is large. Files that cannot be decoded or parsed are skipped and reported (the run is then
+incomplete); calls of configured wrappers are resolved once every file's definitions are known."""
+
+from __future__ import annotations
+
+import contextlib
+import fnmatch
+import os
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from vtgate.envdoc.cscan import C_SUFFIXES, scan_c_text
+from vtgate.envdoc.model import EnvdocError, EnvRead, Expr, FileScan, WrapperCall, WrapperDef, WrapperSpec
+from vtgate.envdoc.pyscan import decode_python, make_read, prefilter_words, scan_python_text
+
+PY_SUFFIXES = (".py", ".pyw")
+SKIPPED_DIRS = {"__pycache__", "node_modules", "build", "dist", "site-packages"}
+PARALLEL_MIN_BYTES = 4 * 1024 * 1024  # below this a process pool costs more than it saves
+NAME_KEYWORDS = ("name", "key", "var", "env", "env_var", "envvar", "variable")
+
+
+def display_path(path: Path, root: Path) -> str:
+    """``path`` relative to ``root`` in POSIX form when below it, else absolute."""
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.resolve().as_posix()
+
+
+def _is_skipped_dir(directory: Path, name: str) -> bool:
+    return (
+        name.startswith(".")
+        or name in SKIPPED_DIRS
+        or name.endswith(".egg-info")
+        or (directory / name / "pyvenv.cfg").is_file()
+    )
+
+
+def _matches(relpath: str, patterns: Sequence[str]) -> bool:
+    for pattern in patterns:
+        if fnmatch.fnmatchcase(relpath, pattern) or fnmatch.fnmatchcase(relpath, pattern.rstrip("/") + "/*"):
+            return True
+        if pattern.startswith("**/") and fnmatch.fnmatchcase(relpath, pattern[3:]):
+            return True
+    return False
+
+
+def discover(
+    root: Path, sources: Sequence[str], include: Sequence[str], exclude: Sequence[str]
+) -> list[tuple[Path, str]]:
+    """Source files (Python and C-family) below each source, as (path, display path), sorted and
+    de-duplicated. Hidden folders, ``__pycache__``, build/dist, egg-info and virtual environments are
+    skipped while walking (a source given explicitly is always entered)."""
+    found: dict[str, tuple[Path, str]] = {}
+    for source in sources:
+        start = (root / source) if not Path(source).is_absolute() else Path(source)
+        if not start.exists():
+            raise EnvdocError(
+                f"source {source!r} does not exist (looked at {start}): pass existing folders or files as SRC, "
+                f"or fix sources = [...] under [tool.vtgate.envdoc]"
+            )
+        for path in _walk(start):
+            if not path.name.endswith(PY_SUFFIXES + C_SUFFIXES):
+                continue
+            shown = display_path(path, root)
+            if include and not _matches(shown, include):
+                continue
+            if exclude and _matches(shown, exclude):
+                continue
+            found.setdefault(os.path.realpath(path), (path, shown))
+    return sorted(found.values(), key=lambda item: item[1])
+
+
+def _walk(start: Path) -> Iterator[Path]:
+    if start.is_file():
+        yield start
+        return
+    for directory, dirs, files in os.walk(start):
+        here = Path(directory)
+        dirs[:] = sorted(name for name in dirs if not _is_skipped_dir(here, name))
+        for name in sorted(files):
+            yield here / name
+
+
+def scan_file(path: Path, shown: str, wrappers: Sequence[WrapperSpec], words: Sequence[str]) -> FileScan:
+    """Read, decode and scan one file. Only files whose text contains one of ``words`` are parsed."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        return FileScan(file=shown, error=f"cannot be read: {error.strerror or error}")
+    is_python = shown.endswith(PY_SUFFIXES)
+    try:
+        text = decode_python(data) if is_python else data.decode("utf-8")
+    except (UnicodeDecodeError, SyntaxError, LookupError) as error:
+        where = f" at byte {error.start}" if isinstance(error, UnicodeDecodeError) else ""
+        return FileScan(
+            file=shown, error=f"is not valid UTF-8 (or its declared encoding){where}: re-save it as UTF-8"
+        )
+    if is_python:
+        if not any(word in text for word in words):
+            return FileScan(file=shown)
+        return scan_python_text(text, shown, wrappers)
+    return scan_c_text(text, shown)
+
+
+def _scan_chunk(
+    chunk: Sequence[tuple[str, str]], wrappers: Sequence[WrapperSpec], words: Sequence[str]
+) -> list[FileScan]:
+    return [scan_file(Path(path), shown, wrappers, words) for path, shown in chunk]
+
+
+def scan_all(
+    files: Sequence[tuple[Path, str]], wrappers: Sequence[WrapperSpec], jobs: int | None = None
+) -> list[FileScan]:
+    """Scan ``files``; ``jobs`` worker processes (None: one per CPU when the tree is large, else 1)."""
+    words = prefilter_words(wrappers)
+    if jobs is None:
+        total = 0
+        for path, _ in files:
+            with contextlib.suppress(OSError):
+                total += path.stat().st_size
+            if total >= PARALLEL_MIN_BYTES:
+                break
+        jobs = min(os.cpu_count() or 1, 8) if total >= PARALLEL_MIN_BYTES else 1
+    if jobs <= 1 or len(files) < 2:
+        return [scan_file(path, shown, wrappers, words) for path, shown in files]
+    items = [(str(path), shown) for path, shown in files]
+    size = max(1, len(items) // (jobs * 4))
+    chunks = [items[i : i + size] for i in range(0, len(items), size)]
+    results: list[FileScan] = []
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for part in pool.map(_scan_chunk, chunks, [tuple(wrappers)] * len(chunks), [words] * len(chunks)):
+            results.extend(part)
+    return results
+
+
+def resolve_wrapper_calls(scans: Sequence[FileScan], wrappers: Sequence[WrapperSpec]) -> list[EnvRead]:
+    """Turn wrapper calls into reads, using the wrappers' definitions (any file) to place keyword
+    arguments and to supply a parameter's own default when a call leaves it out."""
+    specs = {spec.text: spec for spec in wrappers}
+    defs: dict[str, list[WrapperDef]] = {}
+    for scan in scans:
+        for definition in scan.wrapper_defs:
+            defs.setdefault(definition.spec, []).append(definition)
+    reads: list[EnvRead] = []
+    for scan in scans:
+        for call in scan.wrapper_calls:
+            spec = specs[call.spec]
+            reads.append(_resolve_call(call, spec, defs.get(call.spec, [])))
+    return reads
+
+
+def _param(definitions: Sequence[WrapperDef], position: int) -> list[str]:
+    return [d.params[position] for d in definitions if position < len(d.params)]
+
+
+def _resolve_call(call: WrapperCall, spec: WrapperSpec, definitions: Sequence[WrapperDef]) -> EnvRead:
+    kwargs = dict(call.kwargs)
+    name: Expr | None = None
+    if spec.position < len(call.args) and None not in call.args[: spec.position + 1]:
+        name = call.args[spec.position]
+    else:
+        for keyword in (*_param(definitions, spec.position), *NAME_KEYWORDS):
+            if keyword in kwargs:
+                name = kwargs[keyword]
+                break
+    if name is None:
+        name = Expr(static=None, prefix="")
+    default: Expr | None = None
+    position = spec.default_position
+    if position is not None:
+        if position < len(call.args) and None not in call.args[: position + 1]:
+            default = call.args[position]
+        else:
+            for keyword in (*_param(definitions, position), "default"):
+                if keyword in kwargs:
+                    default = kwargs[keyword]
+                    break
+            else:
+                for definition in definitions:
+                    own = dict(definition.defaults)
+                    if position < len(definition.params) and definition.params[position] in own:
+                        default = own[definition.params[position]]
+                        break
+    return make_read(name, default, call.file, call.line, call.form)
