@@ -1,0 +1,83 @@
+"""``vtgate bless GATE... --reason TEXT``: re-measure golden-file pins, show old -> new in each kind's
+terms, and write the new golden with provenance and one more history entry (atomically).
+``--dry-run`` shows the diff and writes nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from vtgate.app import app
+from vtgate.commands.check import ROOT_OPTION, SUITE_OPTION, config_error
+from vtgate.errors import GateError, SuiteError
+from vtgate.exitcodes import ExitCode
+from vtgate.goldens import blessed, display_path, load_golden, provenance, write_golden
+from vtgate.kinds import get_kind
+from vtgate.output import console
+from vtgate.runner import measure
+from vtgate.suite import load_suite, select_gates
+
+
+@app.command()
+def bless(
+    gates: list[str] = typer.Argument(..., help="Gates whose golden files to re-measure."),
+    reason: str = typer.Option(None, "--reason", help="Why the pin moves (kept in the golden's history)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show old -> new; write nothing."),
+    suite: Path = SUITE_OPTION,
+    root: Path = ROOT_OPTION,
+    jobs: int = typer.Option(None, "-j", "--jobs", min=1, help="Probe runs in parallel (default: cores)."),
+) -> int:
+    """Re-measure and re-pin golden files, with a reason."""
+    if not dry_run and not (reason and reason.strip()):
+        console.print("[bold red]bless needs --reason TEXT[/]: say why the pin moves (e.g. --reason "
+                      "\"restored default arm re-pins the anchor, #3518\"); it is kept in the golden's history")
+        return int(ExitCode.USAGE)
+    try:
+        loaded = load_suite(suite)
+        specs = select_gates(loaded, gates)
+    except SuiteError as error:
+        raise config_error(error) from None
+    refused = [s for s in specs if get_kind(s.kind).pin_source != "golden"]
+    for spec in refused:
+        kind = get_kind(spec.kind)
+        where = "its bands are pinned inline: edit them at " + spec.where if kind.pin_source == "inline" else \
+            "it compares runs with each other and has no pin"
+        console.print(f"[bold red]{spec.name}[/]: kind '{spec.kind}' has no golden file to bless; {where}")
+    specs = [s for s in specs if s not in refused]
+    root_path = root.resolve() if root is not None else loaded.root
+    measurement = measure(specs, loaded, root=root_path, jobs=jobs)
+    failures = len(refused)
+    for spec in specs:
+        kind = get_kind(spec.kind)
+        runs = measurement.results[spec.name]
+        broken = [r for r in runs.values() if r.error is not None]
+        assert spec.golden is not None
+        shown = display_path(spec.golden, loaded.root)
+        try:
+            if broken:
+                raise GateError(broken[0].error or "probe failed", broken[0].error_kind or "probe")
+            observations = {label: r.observation for label, r in runs.items() if r.observation is not None}
+            new_pin = kind.pin_from(spec, observations)
+            old = load_golden(spec.golden, spec.name, loaded.root) if spec.golden.is_file() else None
+        except GateError as error:
+            console.print(f"[bold magenta]{spec.name}[/]: cannot bless ({error.kind}): {error.message}", markup=True)
+            failures += 1
+            continue
+        if old is not None and dict(old.value) == new_pin:
+            console.print(f"{spec.name}: unchanged ({kind.describe_pin(new_pin)}); {shown} left as it is")
+            continue
+        change = kind.describe_change(old.value, new_pin) if old else f"new golden: {kind.describe_pin(new_pin)}"
+        console.print(f"{spec.name}: {change}")
+        if dry_run:
+            console.print(f"  (dry run: {shown} not written)")
+            continue
+        meta = next(iter(observations.values()), {}).get("meta")
+        record = provenance(root_path, dict(spec.env), reason.strip(), meta if isinstance(meta, dict) else None)
+        golden = blessed(old, spec.name, spec.tier, new_pin, record,
+                         kind.describe_pin(old.value) if old else None, kind.describe_pin(new_pin))
+        write_golden(spec.golden, golden)
+        console.print(f"  wrote {shown} (history: {len(golden.history)} entries)")
+    if failures > len(refused):
+        return int(ExitCode.INTERNAL)
+    return int(ExitCode.USAGE if refused else ExitCode.OK)

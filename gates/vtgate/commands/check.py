@@ -1,0 +1,55 @@
+"""``vtgate check``: run the suite's gates against the code under ``--root`` and report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from vtgate.app import app
+from vtgate.errors import SuiteError
+from vtgate.exitcodes import ExitCode
+from vtgate.output import console
+from vtgate.report import render_table, write_github, write_json_report, write_junit
+from vtgate.runner import run_check
+from vtgate.suite import load_suite
+
+SUITE_OPTION = typer.Option(None, "--suite", help="Suite TOML (default: vtgate.toml or [tool.vtgate] in pyproject.toml).")
+ROOT_OPTION = typer.Option(None, "--root", help="Tree whose code is under test (default: the suite's project).")
+
+
+def config_error(error: SuiteError) -> typer.Exit:
+    console.print(f"[bold red]configuration error[/]: {error}", markup=True, highlight=False)
+    return typer.Exit(ExitCode.USAGE)
+
+
+@app.command()
+def check(
+    suite: Path = SUITE_OPTION,
+    root: Path = ROOT_OPTION,
+    gate: list[str] = typer.Option(None, "--gate", help="Run only this gate (repeatable)."),
+    keyword: str = typer.Option(None, "-k", help="Select gates whose name/kind/tier match EXPR (and/or/not)."),
+    jobs: int = typer.Option(None, "-j", "--jobs", min=1, help="Probe runs in parallel (default: cores)."),
+    json_path: str = typer.Option(None, "--json", help="Write the JSON report to PATH ('-' = stdout)."),
+    junit: Path = typer.Option(None, "--junit", help="Write a JUnit XML report to PATH."),
+    github: bool = typer.Option(False, "--github", help="Emit GitHub Actions annotations and a job summary."),
+) -> int:
+    """Run the gates; exit 0 green, 1 red, 2 bad suite, 3 a gate could not run, 5 nothing selected."""
+    try:
+        loaded = load_suite(suite)
+        if root is not None and not root.is_dir():
+            raise SuiteError(f"--root {root}: no such directory")
+        report = run_check(loaded, root=root, select=gate or None, keyword=keyword, jobs=jobs)
+    except SuiteError as error:
+        raise config_error(error) from None
+    if not report.gates:
+        console.print("nothing to check: no gate selected" + (f" by -k {keyword!r}" if keyword else ""))
+    else:
+        render_table(report, console)
+    if json_path:
+        write_json_report(report, json_path)
+    if junit:
+        write_junit(report, junit)
+    if github:
+        write_github(report, to_stdout=json_path != "-")
+    return int(report.exit_code)

@@ -1,0 +1,137 @@
+"""``anchor``: a deterministic decode stream pinned by its digest (``digests.stream``), its anchor
+fingerprint (``metrics.anchor``, when the probe gives one) and the tokens at chosen ``positions``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from vtgate.errors import GateError
+from vtgate.kinds._common import (
+    base_request,
+    first_divergence,
+    is_missing,
+    lookup,
+    require,
+    short,
+    stream_digest,
+)
+from vtgate.records import Cases, GateSpec, ProbeRef, ProbeRequest, Verdict
+
+
+def _stream(observation: Mapping[str, Any], spec: GateSpec) -> tuple[list[int], str, Any]:
+    tokens = list(require(observation, "tokens", spec))
+    digest = lookup(observation, "digests.stream")
+    if is_missing(digest):
+        digest = stream_digest(tokens)
+    anchor = lookup(observation, "metrics.anchor")
+    return tokens, str(digest), None if is_missing(anchor) else anchor
+
+
+class AnchorKind:
+    name = "anchor"
+    pin_source = "golden"
+    option_keys = frozenset({"positions"})
+    default_probe: ProbeRef | None = None
+
+    def validate(self, options: Mapping[str, Any]) -> list[str]:
+        positions = options.get("positions", [])
+        if not isinstance(positions, list) or not all(isinstance(p, int) and p >= 0 for p in positions):
+            return ["positions must be a list of token positions (integers >= 0)"]
+        return []
+
+    def requests(self, spec: GateSpec) -> list[ProbeRequest]:
+        return [base_request(spec)]
+
+    def inline_pin(self, spec: GateSpec) -> dict[str, Any]:
+        return {}
+
+    def _check_positions(self, spec: GateSpec, length: int) -> None:
+        beyond = [p for p in spec.options.get("positions", []) if p >= length]
+        if beyond:
+            raise GateError(
+                f"{spec.where}: gate '{spec.name}': anchor position {beyond[0]} is beyond the stream "
+                f"({length} tokens, positions 0..{length - 1}); fix 'positions' or generate more tokens",
+                "config",
+            )
+
+    def pin_from(self, spec: GateSpec, observations: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+        tokens, digest, anchor = _stream(observations["baseline"], spec)
+        self._check_positions(spec, len(tokens))
+        pin: dict[str, Any] = {"digest": digest, "length": len(tokens), "tokens": tokens}
+        if anchor is not None:
+            pin["anchor"] = anchor
+        pin["anchors"] = {str(p): tokens[p] for p in spec.options.get("positions", [])}
+        return pin
+
+    def evaluate(
+        self, spec: GateSpec, pin: Mapping[str, Any], observations: Mapping[str, Mapping[str, Any]]
+    ) -> Verdict:
+        tokens, digest, anchor = _stream(observations["baseline"], spec)
+        if "digest" not in pin:
+            raise GateError(f"gate '{spec.name}': the golden has no stream 'digest'", "golden")
+        length = int(pin.get("length", len(pin.get("tokens", []))))
+        self._check_positions(spec, length)
+        pinned_anchors: Mapping[str, int] = pin.get("anchors", {})
+        positions = spec.options.get("positions", [])
+        missing = [p for p in positions if str(p) not in pinned_anchors]
+        if missing:
+            raise GateError(
+                f"gate '{spec.name}': anchor position {missing[0]} is in the suite but not in the golden; "
+                f"re-bless: vtgate bless {spec.name} --reason ...",
+                "golden",
+            )
+        held, moved = [], []
+        for p in positions:
+            now = tokens[p] if p < len(tokens) else None
+            (held if now == pinned_anchors[str(p)] else moved).append(p)
+        digest_ok = digest == pin["digest"]
+        anchor_ok = "anchor" not in pin or anchor == pin["anchor"]
+        passed = digest_ok and anchor_ok and not moved
+        failed_ids = ([] if digest_ok else ["stream"]) + [f"pos-{p}" for p in moved]
+        cases = Cases(len(held) + int(digest_ok), len(failed_ids), tuple(failed_ids))
+        measured = {"digest": digest, "anchor": anchor, "length": len(tokens),
+                    "anchors": {str(p): (tokens[p] if p < len(tokens) else None) for p in positions}}
+        pinned = {k: pin[k] for k in ("digest", "anchor", "length", "anchors") if k in pin}
+        if passed:
+            name = f"anchor {pin['anchor']}, " if "anchor" in pin else ""
+            summary = (f"{name}stream {len(tokens)} tokens {short(digest)} identical; "
+                       f"{len(held)}/{len(positions)} anchor tokens hold")
+            return Verdict(True, summary, measured, pinned, cases)
+        parts = []
+        if "anchor" in pin and not anchor_ok:
+            parts.append(f"anchor {pin['anchor']} -> {anchor}")
+        if not digest_ok:
+            where = ""
+            old_tokens = pin.get("tokens")
+            if isinstance(old_tokens, list):
+                first = first_divergence(old_tokens, tokens)
+                if first is not None and first < len(old_tokens) and first < len(tokens):
+                    where = f", first divergence at position {first}: token {old_tokens[first]} -> {tokens[first]}"
+                elif first is not None:
+                    where = f", length {len(old_tokens)} -> {len(tokens)}"
+            parts.append(f"stream digest {short(pin['digest'])} -> {short(digest)}{where}")
+        for p in moved:
+            now = tokens[p] if p < len(tokens) else "nothing (stream ended)"
+            parts.append(f"anchor token at position {p}: {pinned_anchors[str(p)]} -> {now}")
+        summary = "; ".join(parts) + f" ({len(held)}/{len(positions)} anchor tokens hold)"
+        return Verdict(False, summary, measured, pinned, cases)
+
+    def describe_change(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+        parts = []
+        if old.get("anchor") != new.get("anchor"):
+            parts.append(f"anchor {old.get('anchor')} -> {new.get('anchor')}")
+        if old.get("digest") != new.get("digest"):
+            parts.append(f"stream {short(old.get('digest'))} -> {short(new.get('digest'))}")
+        old_anchors, new_anchors = old.get("anchors", {}), new.get("anchors", {})
+        for p in sorted(set(old_anchors) | set(new_anchors), key=int):
+            if old_anchors.get(p) != new_anchors.get(p):
+                parts.append(f"token at position {p}: {old_anchors.get(p, '-')} -> {new_anchors.get(p, '-')}")
+        return "; ".join(parts) if parts else f"unchanged (anchor {new.get('anchor')})"
+
+    def describe_pin(self, pin: Mapping[str, Any]) -> str:
+        anchor = f"anchor {pin['anchor']}, " if "anchor" in pin else ""
+        return f"{anchor}{pin.get('length')} tokens {short(pin.get('digest'))}"
+
+
+KIND = AnchorKind()

@@ -1,0 +1,136 @@
+"""Reporters for a CheckReport: the rich table on stderr, ``--json`` (DESIGN.md section 4.4 plus
+docs/contracts.md section 4), ``--junit`` (one testcase per gate) and ``--github`` (error annotations
+and a markdown job summary)."""
+
+from __future__ import annotations
+
+import os
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from vtgate.goldens import display_path
+from vtgate.output import atomic_write_text, write_json
+from vtgate.runner import CheckReport
+
+STYLES = {
+    "green": "green", "red": "bold red", "error": "bold magenta",
+    "deliberate-red": "yellow", "unexpected-green": "bold red",
+}
+
+
+def render_table(report: CheckReport, console: Console) -> None:
+    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
+    for column in ("status", "gate", "kind", "tier", "summary", "s"):
+        table.add_column(column, overflow="fold", justify="right" if column == "s" else "left")
+    for result in report.gates:
+        style = STYLES.get(result.status, "")
+        summary = result.summary.split("\n--- probe stderr")[0] if result.status == "error" else result.summary
+        table.add_row(f"[{style}]{result.status}[/]", result.name, result.spec.kind, result.spec.tier,
+                      summary, f"{result.seconds:.1f}")
+    console.print(table)
+    for result in report.gates:
+        if result.status == "error" and "--- probe stderr" in (result.error or ""):
+            console.print(f"\n[bold magenta]{result.name}[/] ({result.error_kind}):")
+            console.print(result.error, markup=False)
+    for path in report.unused_goldens:
+        console.print(f"[yellow]unused golden[/]: {display_path(path, report.suite.root)} is used by no gate "
+                      "(delete it, or point a gate at it)")
+    console.print(_footer(report))
+
+
+def _footer(report: CheckReport) -> str:
+    counts: dict[str, int] = {}
+    for result in report.gates:
+        counts[result.status] = counts.get(result.status, 0) + 1
+    parts = ", ".join(f"{n} {status}" for status, n in counts.items())
+    verdict = "[green]ok[/]" if report.ok else "[bold red]FAILED[/]"
+    return (f"{verdict}: {len(report.gates)} gates ({parts}) in {report.seconds:.1f} s; "
+            f"{report.probe_runs} probe runs for {report.probe_requests} requests ({report.shared_runs} shared)")
+
+
+def write_json_report(report: CheckReport, destination: str) -> None:
+    write_json(destination, report.to_json())
+
+
+def junit_xml(report: CheckReport) -> str:
+    counts = {"failures": 0, "errors": 0, "skipped": 0}
+    suite = ET.Element("testsuite", name="vtgate", tests=str(len(report.gates)), time=f"{report.seconds:.3f}")
+    for result in report.gates:
+        case = ET.SubElement(suite, "testcase", name=result.name, classname=f"vtgate.{result.spec.kind}",
+                             time=f"{result.seconds:.3f}")
+        case.set("file", str(result.spec.source))
+        if result.spec.line:
+            case.set("line", str(result.spec.line))
+        if result.status in ("red", "unexpected-green"):
+            counts["failures"] += 1
+            ET.SubElement(case, "failure", message=result.summary, type=result.status).text = result.summary
+        elif result.status == "error":
+            counts["errors"] += 1
+            ET.SubElement(case, "error", message=result.summary.splitlines()[0], type=result.error_kind or "error"
+                          ).text = result.error
+        elif result.status == "deliberate-red":
+            counts["skipped"] += 1
+            mark = result.spec.deliberate_red
+            message = f"deliberate red, owned by {mark.issue}: {mark.reason}" if mark else result.summary
+            ET.SubElement(case, "skipped", message=message).text = result.summary
+        ET.SubElement(case, "system-out").text = result.summary
+    for name, value in counts.items():
+        suite.set(name, str(value))
+    suites = ET.Element("testsuites")
+    suites.append(suite)
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+
+
+def write_junit(report: CheckReport, path: str | Path) -> None:
+    atomic_write_text(Path(path), junit_xml(report))
+
+
+def _escape(value: str, property_value: bool = False) -> str:
+    value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if property_value:
+        value = value.replace(":", "%3A").replace(",", "%2C")
+    return value
+
+
+def github_annotations(report: CheckReport) -> list[str]:
+    lines = []
+    for result in report.gates:
+        if not result.failed:
+            continue
+        file = display_path(result.spec.source, report.suite.root)
+        location = f"file={_escape(file, True)}" + (f",line={result.spec.line}" if result.spec.line else "")
+        title = _escape(f"vtgate {result.status}: {result.name}", True)
+        lines.append(f"::error {location},title={title}::{_escape(result.summary)}")
+    return lines
+
+
+def markdown_summary(report: CheckReport) -> str:
+    icon = {"green": "✅", "red": "❌", "error": "💥", "deliberate-red": "🟡", "unexpected-green": "❗"}
+    rows = ["| | gate | kind | tier | summary | s |", "|---|---|---|---|---|---|"]
+    for result in report.gates:
+        summary = result.summary.splitlines()[0].replace("|", "\\|")
+        rows.append(f"| {icon.get(result.status, '')} {result.status} | `{result.name}` | {result.spec.kind} | "
+                    f"{result.spec.tier} | {summary} | {result.seconds:.1f} |")
+    head = "### vtgate check: " + ("ok" if report.ok else "FAILED")
+    foot = (f"\n{len(report.gates)} gates in {report.seconds:.1f} s; {report.probe_runs} probe runs "
+            f"({report.shared_runs} shared)\n")
+    return head + "\n\n" + "\n".join(rows) + "\n" + foot
+
+
+def write_github(report: CheckReport, *, to_stdout: bool = True) -> None:
+    """Annotations on stdout (stderr when stdout carries ``--json -``); the markdown summary appended
+    to $GITHUB_STEP_SUMMARY when that is set."""
+    import sys
+
+    stream = sys.stdout if to_stdout else sys.stderr
+    for line in github_annotations(report):
+        stream.write(line + "\n")
+    stream.flush()
+    summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary_path:
+        with open(summary_path, "a", encoding="utf-8") as handle:
+            handle.write(markdown_summary(report))
