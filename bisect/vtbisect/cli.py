@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from vtgate.clirun import run_app
 
-from vtbisect.app import app
-
 # Each import below registers one command on `app`.
+import vtbisect.commands.replay  # noqa: F401, E402
+import vtbisect.commands.run  # noqa: F401, E402
+from vtbisect.app import app
 
 
 def main(argv: list[str] | None = None) -> None:

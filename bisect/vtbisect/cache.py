@@ -1,0 +1,106 @@
+"""The content-addressed verdict cache, persisted under the cache folder across runs and ranges.
+
+A key is the sha256 of everything that defines a verdict: the candidate's *tree* id (not its commit,
+so a rebased copy of the same code hits), the reverts applied (in order), the oracle digest (the
+command argv, or the suite file and its goldens), the environment that reaches the judge, the
+repeat count, and the vtbisect version. Entries are small JSON files written atomically, so two runs
+on one repository can share the cache without corrupting it, and an interrupted run resumes from
+what it had already judged."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vtgate.output import atomic_write_text
+
+from vtbisect import __version__
+
+CACHE_SCHEMA = 1
+
+# Environment variables that can change a verdict: the engine's knobs and how programs are found.
+ENV_PREFIXES = ("VT_",)
+ENV_NAMES = ("PATH", "PYTHONPATH", "PYTHONHASHSEED", "LANG", "LC_ALL")
+
+
+def verdict_env(env: Mapping[str, str]) -> dict[str, str]:
+    """The part of ``env`` that goes into cache keys (and the evidence's runner recipe)."""
+    return {
+        k: v for k, v in sorted(env.items()) if k in ENV_NAMES or k.startswith(ENV_PREFIXES)
+    }
+
+
+@dataclass(frozen=True)
+class CacheKey:
+    tree: str
+    reverts: tuple[str, ...]
+    oracle: str
+    env: tuple[tuple[str, str], ...]
+    repeat: int
+
+    def digest(self) -> str:
+        payload = {
+            "schema": CACHE_SCHEMA,
+            "vtbisect": __version__,
+            "tree": self.tree,
+            "reverts": list(self.reverts),
+            "oracle": self.oracle,
+            "env": [list(pair) for pair in self.env],
+            "repeat": self.repeat,
+        }
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def make_key(
+    tree: str, reverts: Sequence[str], oracle: str, env: Mapping[str, str], repeat: int
+) -> CacheKey:
+    return CacheKey(tree, tuple(reverts), oracle, tuple(verdict_env(env).items()), repeat)
+
+
+class VerdictCache:
+    """Verdict records by key digest under ``<cache>/verdicts/``; ``enabled=False`` is --no-cache
+    (nothing read, nothing written)."""
+
+    def __init__(self, cache_dir: Path, *, enabled: bool = True) -> None:
+        self.root = cache_dir / "verdicts"
+        self.enabled = enabled
+
+    def _path(self, key: CacheKey) -> Path:
+        digest = key.digest()
+        return self.root / digest[:2] / f"{digest}.json"
+
+    def get(self, key: CacheKey) -> dict[str, Any] | None:
+        if not self.enabled:
+            return None
+        path = self._path(key)
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return record if record.get("schema") == CACHE_SCHEMA else None
+
+    def put(self, key: CacheKey, record: Mapping[str, Any]) -> None:
+        if not self.enabled:
+            return
+        path = self._path(key)
+        data = {"schema": CACHE_SCHEMA, **record}
+        atomic_write_text(path, json.dumps(data, sort_keys=True) + "\n")
+
+
+def file_digest(paths: Sequence[Path], base: Path) -> str:
+    """sha256 over relative path + content of each file (sorted), for oracle digests."""
+    digest = hashlib.sha256()
+    for path in sorted(paths, key=lambda p: p.relative_to(base).as_posix()):
+        digest.update(path.relative_to(base).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def default_cache_dir(git_common_dir: Path) -> Path:
+    override = os.environ.get("VTBISECT_CACHE_DIR")
+    return Path(override) if override else git_common_dir / "vtbisect"

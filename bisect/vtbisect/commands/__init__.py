@@ -1,0 +1,1 @@
+"""vtbisect commands, one module each; vtbisect.cli imports them to register them."""

@@ -1,0 +1,199 @@
+"""``vtbisect run GOOD..BAD``: find every first bad commit in isolated worktrees.
+
+Command mode: ``vtbisect run GOOD..BAD -- CMD ARGS...`` (git bisect run's exit codes; limit to
+paths with ``--path``). Gate mode: ``--gate NAME`` (repeatable) or ``--all-red``, judged by
+``vtgate check`` against a fixed oracle; trailing ``-- PATHSPEC`` limits the candidates.
+
+Exit codes (DESIGN.md 4.6): 0 no regression culprit (only deliberate reds, or --no-fail-on-culprit),
+1 a regression culprit found, 2 usage or configuration (bad range, GOOD/BAD disagreeing, missing
+command, unknown gate), 3 internal error, a probe or command that could not run, or an abort
+(exit code outside 0..127, stale import), 5 nothing to bisect (empty range, nothing red at BAD),
+130 interrupted."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+from filelock import FileLock, Timeout
+from vtgate.exitcodes import ExitCode
+from vtgate.output import console, write_json
+
+from vtbisect.app import app
+from vtbisect.cache import VerdictCache, default_cache_dir, verdict_env
+from vtbisect.driver import BisectError, Bisection, Options, Outcome
+from vtbisect.oracle import OracleError, prepare_oracle
+from vtbisect.report import ProgressHandler, outcome_record, summary_lines, write_evidence
+from vtbisect.revisions import (
+    GitError,
+    Range,
+    RangeError,
+    git,
+    git_common_dir,
+    repository_root,
+    resolve_range,
+)
+from vtbisect.runners import CommandRunner, GateRunner, JudgeAbort, Runner, kill_children
+from vtbisect.session import terminate_as_interrupt, worktree_session
+
+
+def fail(message: str, code: int) -> typer.Exit:
+    console.print(f"[bold red]vtbisect:[/] {message}")
+    return typer.Exit(int(code))
+
+
+def _dirty_note(repo: Path) -> None:
+    if git(repo, "status", "--porcelain", check=False):
+        console.print("[dim]your working tree has uncommitted changes: fine, vtbisect never touches it "
+                      "(every step runs in its own worktree)[/]")
+
+
+def _cache_dir(repo: Path, override: Path | None) -> Path:
+    cache_dir = override or default_cache_dir(git_common_dir(repo))
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    return cache_dir.resolve()
+
+
+def _build_runner(
+    repo: Path, cache_dir: Path, rest: list[str], gates: list[str], all_red: bool, suite: str | None,
+    suite_from: str | None, timeout: float | None, env: dict[str, str],
+) -> tuple[Runner, list[str], bool]:
+    """The runner, the pathspec, and whether this is gate mode."""
+    if not gates and not all_red:
+        if not rest:
+            raise fail("nothing to run: give -- CMD ARGS... (command mode) or --gate NAME / --all-red", ExitCode.USAGE)
+        return CommandRunner(tuple(rest), env, timeout), [], False
+    if gates and all_red:
+        raise fail("--gate and --all-red exclude each other", ExitCode.USAGE)
+    oracle = prepare_oracle(repo, cache_dir, suite=suite, suite_from=suite_from)
+    unknown = [g for g in gates if g not in oracle.gates]
+    if unknown:
+        raise fail(f"unknown gate {', '.join(unknown)} in {oracle.suite.name}; the suite has: "
+                   f"{', '.join(oracle.gates)}", ExitCode.USAGE)
+    selected = tuple(gates) if gates else oracle.gates
+    if not selected:
+        raise fail(f"the suite {oracle.suite} declares no gates", ExitCode.NOTHING)
+    runner = GateRunner(oracle.suite, selected, env, oracle.digest, timeout, deliberate=oracle.deliberate)
+    return runner, list(rest), True
+
+
+def _recipe(argv: list[str], runner: Runner, env: dict[str, str], cache_dir: Path, repo: Path) -> dict[str, Any]:
+    gate_mode = isinstance(runner, GateRunner)
+    return {
+        "mode": "gate" if gate_mode else "command",
+        "suite": str(runner.suite) if gate_mode else None,
+        "digest": runner.digest if gate_mode else None,
+        "argv": runner.recipe(),
+        "cwd": "<worktree of the candidate>",
+        "env": verdict_env(env),
+        "reproduce": "cd " + shlex.quote(str(repo)) + " && " + shlex.join(["vtbisect", *argv]),
+        "cache_dir": str(cache_dir),
+        "gates": list(runner.gates),
+        "repo": str(repo),
+    }
+
+
+@app.command(
+    "run",
+    help="Find the first bad commit(s) in GOOD..BAD. Command mode: -- CMD ARGS (exit 0 good, 125 skip, "
+    "1-127 bad); gate mode: --gate NAME / --all-red (vtgate check), -- PATHSPEC. Exit 1 when a "
+    "regression culprit is found, 0 when none (deliberate reds only), 2 usage, 3 abort, 5 nothing to bisect.",
+)
+def run_command(
+    range_spec: str = typer.Argument(..., metavar="GOOD..BAD", help="The bracket: GOOD is green, BAD red."),
+    rest: list[str] = typer.Argument(None, metavar="[-- CMD ARGS... | -- PATHSPEC...]"),
+    gate: list[str] = typer.Option([], "--gate", "-g", help="Gate to bisect (repeatable): gate mode."),
+    all_red: bool = typer.Option(False, "--all-red", help="Bisect every gate red at BAD and green at GOOD."),
+    suite: str = typer.Option(None, "--suite", help="Suite file (default: discovered in the checkout)."),
+    suite_from: str = typer.Option(None, "--suite-from", help="Take the suite and goldens from this revision."),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=1, max=64, help="Candidates judged concurrently per round."),
+    repeat: int = typer.Option(1, "--repeat", min=1, help="Judge each candidate up to N times; majority wins."),
+    confirm: int = typer.Option(0, "--confirm", min=0, help="Re-judge each culprit and its parent N times."),
+    all_culprits: bool = typer.Option(False, "--all-culprits", help="Find culprits masked by earlier ones."),
+    first_parent: bool = typer.Option(False, "--first-parent", help="Stay on the mainline; a merge culprit is final."),
+    path: list[str] = typer.Option([], "--path", help="Only commits touching PATH (repeatable)."),
+    json_out: str = typer.Option(None, "--json", help="Write the record as JSON to PATH, or - for stdout."),
+    evidence: Path = typer.Option(None, "--evidence", help="Write README-bisect.md, logs, JSON, bisect log here."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the verdict cache."),
+    cache_dir: Path = typer.Option(None, "--cache-dir", help="Cache folder (default <git-common-dir>/vtbisect)."),
+    timeout: float = typer.Option(None, "--timeout", help="Seconds per judgement; a timeout is untestable."),
+    fail_on_culprit: bool = typer.Option(True, "--fail-on-culprit/--no-fail-on-culprit",
+                                         help="Exit 1 when a regression culprit is found (default)."),
+    repo_dir: Path = typer.Option(Path("."), "--repo", help="The repository (default: current directory)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines."),
+) -> int:
+    argv = sys.argv[1:]
+    rest = list(rest or [])
+    env = dict(os.environ)
+    try:
+        repo = repository_root(repo_dir)
+        cache = _cache_dir(repo, cache_dir)
+        runner, pathspec, _gate_mode = _build_runner(repo, cache, rest, gate, all_red, suite, suite_from, timeout, env)
+        rng = resolve_range(repo, range_spec, first_parent=first_parent, pathspec=[*path, *pathspec])
+    except (RangeError, BisectError) as error:
+        raise fail(str(error), error.exit_code) from None
+    except JudgeAbort as error:
+        raise fail(str(error), error.exit_code) from None
+    except OracleError as error:
+        raise fail(str(error), ExitCode.USAGE) from None
+    _dirty_note(repo)
+    options = Options(jobs=jobs, repeat=repeat, confirm=confirm, all_culprits=all_culprits,
+                      first_parent=first_parent, all_red=all_red)
+    console.print(f"bisecting {len(rng.candidates)} candidates in {range_spec} "
+                  f"({rng.good.sha[:10]}..{rng.bad.sha[:10]}), -j {jobs}"
+                  + (f", repeat {repeat}" if repeat > 1 else "") + (", cache off" if no_cache else ""))
+    outcome = _bisect(repo, cache, rng, runner, options, env, no_cache, quiet)
+    recipe = _recipe(argv, runner, env, cache, repo)
+    _report(outcome, recipe, json_out, evidence)
+    if not fail_on_culprit:
+        return ExitCode.OK
+    return outcome.exit_code
+
+
+def _bisect(repo: Path, cache: Path, rng: Range, runner: Runner, options: Options, env: dict[str, str],
+            no_cache: bool, quiet: bool) -> Outcome:
+    handler = ProgressHandler(console, quiet)
+    try:
+        with terminate_as_interrupt(), worktree_session(repo, cache, options.jobs) as pool:
+            bisection = Bisection(rng, runner, pool, VerdictCache(cache, enabled=not no_cache), options, env, handler)
+            try:
+                with _run_lock(cache):
+                    return bisection.run()
+            finally:
+                kill_children()
+                bisection.close()
+    except BisectError as error:
+        raise fail(str(error), error.exit_code) from None
+    except JudgeAbort as error:
+        raise fail(f"aborted: {error}", error.exit_code) from None
+    except GitError as error:
+        raise fail(f"git failed: {error}", ExitCode.INTERNAL) from None
+
+
+def _run_lock(cache: Path) -> FileLock:
+    """One bisection at a time per cache folder; a second run waits, then reuses the first's cache."""
+    lock = FileLock(str(cache / "run.lock"))
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        console.print(f"waiting for another vtbisect run on this repository (lock {cache / 'run.lock'})")
+        lock.acquire()
+    return lock
+
+
+def _report(outcome: Outcome, recipe: dict[str, Any], json_out: str | None, evidence: Path | None) -> None:
+    for line in summary_lines(outcome):
+        console.print(line)
+    for note in outcome.notes:
+        console.print(f"[yellow]note:[/] {note}")
+    for gate, why in outcome.dropped.items():
+        console.print(f"[dim]not bisected: {gate} ({why})[/]")
+    if json_out:
+        write_json(json_out, outcome_record(outcome, recipe))
+    if evidence:
+        write_evidence(evidence, outcome, recipe)
+        console.print(f"evidence written to {evidence}/README-bisect.md")

@@ -1,0 +1,518 @@
+"""The bisection: drive the pure search (``vtbisect.search``) with real judgements.
+
+One ``Bisection`` owns a range, a runner, a worktree pool and the verdict cache. It
+
+1. judges BAD (and GOOD: at once when ``--all-red`` or ``-j`` >= 2 leaves a slot free; otherwise
+   only when a search reaches GOOD's side of a bracket, so the parent-green proof is never assumed);
+2. runs the per-gate searches together, ``jobs`` candidates per round, one judgement serving every
+   gate; ``--repeat N`` settles each judgement by adaptive majority and records disagreement as
+   flakiness;
+3. ``--confirm N`` re-judges each culprit and its parent N times; a verdict the confirmation
+   disproves is overridden and the search resumes from the corrected bracket;
+4. opens up a culprit that is a merge (unless ``--first-parent``): when the merged branch's tip is
+   bad, the search continues along that branch;
+5. with ``--all-culprits``, reverts each culprit at BAD; while the gate stays red, searches the
+   commits after the culprit with the reverts applied, and records what each culprit masks.
+
+Everything the user sees goes through a ``Handler`` (progress) and the returned ``Outcome``
+(reports); nothing here prints."""
+
+from __future__ import annotations
+
+import concurrent.futures as futures
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from vtgate.exitcodes import ExitCode
+
+from vtbisect.cache import VerdictCache, make_key
+from vtbisect.revisions import (
+    Commit,
+    Range,
+    deliberate_gates,
+    describe,
+    diffstat,
+    git,
+    resolve_range,
+    tree_of,
+)
+from vtbisect.runners import COMMAND_GATE, Judgement, Runner
+from vtbisect.search import MultiGateSearch, SearchOutcome, Verdict, flake_rate, majority
+from vtbisect.worktrees import RevertConflict, WorktreePool
+
+
+class BisectError(Exception):
+    """The bisection stops with a message for the user and an exit code (DESIGN.md 4.6)."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+@dataclass(frozen=True)
+class Options:
+    jobs: int = 1
+    repeat: int = 1
+    confirm: int = 0
+    all_culprits: bool = False
+    first_parent: bool = False
+    all_red: bool = False
+
+
+@dataclass(frozen=True)
+class Step:
+    """One judged point: a commit with reverts applied, settled verdicts per gate, how it was got."""
+
+    number: int
+    phase: str  # endpoint | search | confirm | masked | merge
+    commit: str
+    subject: str
+    reverts: tuple[str, ...]
+    verdicts: dict[str, Verdict]
+    votes: dict[str, list[Verdict]]
+    cached: bool
+    seconds: float
+    judgements: int
+    round: int
+    log: str
+    details: dict[str, Any] = field(default_factory=dict)
+    note: str = ""
+
+    @property
+    def verdict(self) -> Verdict:
+        values = list(self.verdicts.values())
+        if "bad" in values:
+            return "bad"
+        if values and all(v == "skip" for v in values):
+            return "skip"
+        return "good"
+
+    @property
+    def flaky(self) -> dict[str, float]:
+        return {
+            g: flake_rate(v, self.verdicts[g]) for g, v in self.votes.items()
+            if flake_rate(v, self.verdicts[g]) > 0
+        }
+
+
+@dataclass(frozen=True)
+class Culprit:
+    commit: str
+    subject: str
+    gates: tuple[str, ...]
+    kind: str  # regression | deliberate
+    masked_by: str | None
+    parent: str
+    reverts: tuple[str, ...]
+    candidates: tuple[str, ...]  # more than one: "the first bad commit is one of ..."
+    diffstat: str
+    proof: dict[str, str]  # step number of the parent-green and culprit-red judgements
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    range: Range
+    gates: tuple[str, ...]
+    culprits: tuple[Culprit, ...]
+    steps: tuple[Step, ...]
+    evaluations: int
+    judgements: int
+    rounds: int
+    seconds: float
+    notes: tuple[str, ...]
+    dropped: dict[str, str]
+
+    @property
+    def exit_code(self) -> int:
+        return ExitCode.RED if any(c.kind == "regression" for c in self.culprits) else ExitCode.OK
+
+
+class Handler(Protocol):
+    def step(self, step: Step) -> None: ...
+
+    def progress(self, phase: str, left: int, steps_left: int, eta: float | None) -> None: ...
+
+    def info(self, message: str) -> None: ...
+
+
+class SilentHandler:
+    def step(self, step: Step) -> None:
+        pass
+
+    def progress(self, phase: str, left: int, steps_left: int, eta: float | None) -> None:
+        pass
+
+    def info(self, message: str) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class Point:
+    commit: Commit
+    reverts: tuple[str, ...] = ()
+
+
+class Bisection:
+    def __init__(
+        self,
+        rng: Range,
+        runner: Runner,
+        pool: WorktreePool,
+        cache: VerdictCache,
+        options: Options,
+        env: Mapping[str, str],
+        handler: Handler | None = None,
+    ) -> None:
+        self.rng = rng
+        self.runner = runner
+        self.pool = pool
+        self.cache = cache
+        self.options = options
+        self.env = env
+        self.handler = handler or SilentHandler()
+        self.steps: list[Step] = []
+        self.rounds = 0
+        self.notes: list[str] = []
+        self.dropped: dict[str, str] = {}
+        self._known: dict[tuple[str, tuple[str, ...], int], Step] = {}
+        self._durations: list[float] = []
+        self._trees: dict[str, str] = {}
+        self._executor = futures.ThreadPoolExecutor(max_workers=max(1, options.jobs))
+
+    # ---- judging -------------------------------------------------------------------------------
+
+    def _tree(self, sha: str) -> str:
+        if sha not in self._trees:
+            self._trees[sha] = tree_of(self.rng.repo, sha)
+        return self._trees[sha]
+
+    def _judge_fresh(self, point: Point, repeat: int) -> tuple[dict[str, Verdict], dict[str, list[Verdict]], str, float, int, dict[str, Any], str]:
+        gates = self.runner.gates
+        votes: dict[str, list[Verdict]] = {g: [] for g in gates}
+        logs: list[str] = []
+        details: dict[str, Any] = {}
+        seconds = 0.0
+        runs = 0
+        with self.pool.lease() as path:
+            try:
+                prepared = self.pool.prepare(path, point.commit.sha, point.reverts)
+            except RevertConflict as conflict:
+                verdicts: dict[str, Verdict] = {g: "skip" for g in gates}
+                return verdicts, {g: [] for g in gates}, str(conflict), 0.0, 0, {}, f"conflict:{conflict.commit}"
+            settled: dict[str, Verdict | None] = {g: None for g in gates}
+            while any(v is None for v in settled.values()):
+                if runs:
+                    self.pool.prepare(path, point.commit.sha, point.reverts)
+                judgement: Judgement = self.runner.judge(prepared)
+                runs += 1
+                seconds += judgement.seconds
+                logs.append(f"# judgement {runs}\n{judgement.log}")
+                details = judgement.details or details
+                for gate in gates:
+                    if settled[gate] is None:
+                        votes[gate].append(judgement.verdicts.get(gate, "skip"))
+                        settled[gate] = majority(votes[gate], repeat)
+        final = {g: v or "skip" for g, v in settled.items()}
+        return final, votes, "\n".join(logs), seconds, runs, details, ""
+
+    def _evaluate(self, point: Point, repeat: int, phase: str) -> Step:
+        memo = (point.commit.sha, point.reverts, repeat)
+        if memo in self._known:  # judged earlier in this run: reuse, run nothing
+            return replace(self._known[memo], cached=True, judgements=0, seconds=0.0)
+        key = make_key(self._tree(point.commit.sha), point.reverts, self.runner.oracle_digest(), self.env, repeat)
+        record = self.cache.get(key)
+        if record is not None:
+            step = self._make_step(point, phase, record["verdicts"], record["votes"], True, 0.0, 0,
+                                   record.get("log", ""), record.get("details", {}), record.get("note", ""))
+        else:
+            verdicts, votes, log, seconds, runs, details, note = self._judge_fresh(point, repeat)
+            if runs:
+                self._durations.append(seconds / runs)
+            self.cache.put(key, {"verdicts": verdicts, "votes": votes, "log": log[-20000:],
+                                 "details": details, "note": note, "commit": point.commit.sha})
+            step = self._make_step(point, phase, verdicts, votes, False, seconds, runs, log, details, note)
+        self._known[memo] = step
+        return step
+
+    def _make_step(self, point: Point, phase: str, verdicts: dict[str, Verdict], votes: dict[str, list[Verdict]],
+                   cached: bool, seconds: float, runs: int, log: str, details: dict[str, Any], note: str) -> Step:
+        return Step(
+            number=0, phase=phase, commit=point.commit.sha, subject=point.commit.subject, reverts=point.reverts,
+            verdicts=dict(verdicts), votes={g: list(v) for g, v in votes.items()}, cached=cached,
+            seconds=round(seconds, 4), judgements=runs, round=self.rounds, log=log, details=details, note=note,
+        )
+
+    def judge_round(self, points: Sequence[Point], phase: str, repeat: int | None = None) -> list[Step]:
+        """Judge ``points`` concurrently (one round); steps come back in the order of ``points``."""
+        repeat = repeat or self.options.repeat
+        self.rounds += 1
+        jobs = [self._executor.submit(self._evaluate, p, repeat, phase) for p in points]
+        pending = set(jobs)
+        while pending:
+            _, pending = futures.wait(pending, timeout=0.2)
+        results: list[Step] = []
+        for job in jobs:
+            step = job.result()
+            numbered = replace(step, number=len(self.steps) + 1, phase=phase, round=self.rounds)
+            self.steps.append(numbered)
+            self.handler.step(numbered)
+            results.append(numbered)
+        if all(s.cached for s in results):
+            self.rounds -= 1  # a round served entirely from the cache ran nothing
+        return results
+
+    def mean_seconds(self) -> float | None:
+        return sum(self._durations) / len(self._durations) if self._durations else None
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+    # ---- the whole run -------------------------------------------------------------------------
+
+    def run(self) -> Outcome:
+        start = time.monotonic()
+        gates = self._verify_endpoints()
+        culprits: list[Culprit] = []
+        frontier: list[tuple[tuple[str, ...], tuple[str, ...], int, str | None]] = [(gates, (), -1, None)]
+        while frontier:
+            group, reverts, floor, masked_by = frontier.pop(0)
+            found = self._search(group, reverts, floor, masked_by)
+            culprits.extend(found)
+            if self.options.all_culprits:
+                frontier.extend(self._masked_frontier(found))
+        evaluations = sum(1 for s in self.steps if not s.cached and s.judgements)
+        return Outcome(
+            range=self.rng, gates=gates, culprits=tuple(culprits), steps=tuple(self.steps),
+            evaluations=evaluations, judgements=sum(s.judgements for s in self.steps), rounds=self.rounds,
+            seconds=round(time.monotonic() - start, 3), notes=tuple(self.notes), dropped=dict(self.dropped),
+        )
+
+    def _verify_endpoints(self) -> tuple[str, ...]:
+        bad_point = Point(self.rng.bad)
+        eager_good = self.options.all_red or self.options.jobs >= 2
+        points = [bad_point, Point(self.rng.good)] if eager_good else [bad_point]
+        steps = self.judge_round(points, "endpoint")
+        bad_step = steps[0]
+        gates = self._gates_red_at_bad(bad_step)
+        if eager_good:
+            gates = self._gates_green_at_good(steps[1], gates)
+        return gates
+
+    def _gates_red_at_bad(self, step: Step) -> tuple[str, ...]:
+        red = tuple(g for g in self.runner.gates if step.verdicts.get(g) == "bad")
+        skipped = [g for g in self.runner.gates if step.verdicts.get(g) == "skip"]
+        if self.options.all_red:
+            for gate in self.runner.gates:
+                if gate not in red:
+                    self.dropped[gate] = f"{step.verdicts.get(gate)} at BAD"
+            if not red:
+                raise BisectError(
+                    f"nothing to bisect: no gate is red at BAD {self.rng.bad.sha[:10]}", ExitCode.NOTHING
+                )
+            return red
+        if skipped:
+            raise BisectError(
+                f"BAD {self.rng.bad.sha[:10]} is untestable for {', '.join(skipped)} (see step {step.number}'s"
+                " log): pick a BAD where the test runs", ExitCode.INTERNAL)
+        green = [g for g in self.runner.gates if g not in red]
+        if green:
+            what = "the command exits 0" if green == [COMMAND_GATE] else f"gate {', '.join(green)} is green"
+            raise BisectError(
+                f"BAD endpoint {self.rng.bad.sha[:10]} judges good: {what} at BAD, so there is nothing to"
+                " bisect; check the BAD revision or the gate name", ExitCode.USAGE)
+        return red
+
+    def _gates_green_at_good(self, step: Step, gates: tuple[str, ...]) -> tuple[str, ...]:
+        bad_at_good = [g for g in gates if step.verdicts.get(g) != "good"]
+        if not bad_at_good:
+            return gates
+        if self.options.all_red:
+            for gate in bad_at_good:
+                self.dropped[gate] = f"{step.verdicts.get(gate)} at GOOD too: not a regression in this range"
+            kept = tuple(g for g in gates if g not in bad_at_good)
+            if not kept:
+                raise BisectError(
+                    "nothing to bisect: every gate red at BAD is also red (or untestable) at GOOD "
+                    f"{self.rng.good.sha[:10]}", ExitCode.NOTHING)
+            return kept
+        what = "the command fails" if bad_at_good == [COMMAND_GATE] else f"gate {', '.join(bad_at_good)} is not green"
+        verdict = step.verdicts.get(bad_at_good[0])
+        raise BisectError(
+            f"GOOD endpoint {self.rng.good.sha[:10]} judges {verdict}: {what} at GOOD; pick an older GOOD "
+            "where it passes", ExitCode.USAGE)
+
+    # ---- one search level ----------------------------------------------------------------------
+
+    def _points(self, indices: Sequence[int], reverts: tuple[str, ...]) -> list[Point]:
+        return [Point(self.rng.good if i < 0 else self.rng.candidates[i], reverts) for i in indices]
+
+    def _search(self, gates: tuple[str, ...], reverts: tuple[str, ...], floor: int,
+                masked_by: str | None) -> list[Culprit]:
+        n = len(self.rng.candidates)
+        search = MultiGateSearch(gates, n, last_good={g: floor for g in gates})
+        phase = "masked" if reverts else "search"
+        for _ in range(4 * n + 4):  # every pass records at least one new or overriding verdict
+            self._run_rounds(search, reverts, phase)
+            if not self._good_side_checked(search, reverts, floor):
+                continue
+            if self.options.confirm and not self._confirm(search, reverts, floor):
+                continue
+            break
+        culprits = self._culprits(search.outcomes(), reverts, masked_by)
+        return [self._open_merge(c) for c in culprits]
+
+    def _run_rounds(self, search: MultiGateSearch, reverts: tuple[str, ...], phase: str) -> None:
+        k = max(1, self.options.jobs)
+        while not search.done:
+            indices = search.propose(k)
+            mean = self.mean_seconds()
+            steps_left = search.remaining_steps(k)
+            eta = None if mean is None else mean * steps_left * max(1, self.options.repeat)
+            self.handler.progress(phase, search.candidates_left(), steps_left, eta)
+            for index, step in zip(indices, self.judge_round(self._points(indices, reverts), phase), strict=False):
+                search.record(index, step.verdicts)
+
+    def _good_side_checked(self, search: MultiGateSearch, reverts: tuple[str, ...], floor: int) -> bool:
+        """Judge GOOD (lazily) when a bracket reaches it: the parent-green proof is never assumed."""
+        if reverts or floor >= 0:
+            return True  # a masked search's floor is the previous culprit reverted: its parent's tree
+        needs = [g for g, o in search.outcomes().items() if o.last_good < 0]
+        if not needs or any(s.commit == self.rng.good.sha and not s.reverts for s in self.steps):
+            if needs:
+                self._apply_good(search, self._known_step(self.rng.good.sha, ()))
+            return True
+        step = self.judge_round([Point(self.rng.good)], "endpoint")[0]
+        self._apply_good(search, step)
+        return True
+
+    def _known_step(self, sha: str, reverts: tuple[str, ...]) -> Step:
+        for step in reversed(self.steps):
+            if step.commit == sha and step.reverts == reverts:
+                return step
+        raise KeyError(sha)
+
+    def _apply_good(self, search: MultiGateSearch, step: Step) -> None:
+        for gate, gate_search in list(search.searches.items()):
+            if step.verdicts.get(gate) != "good" and search.searches[gate].outcome().last_good < 0:
+                if not self.options.all_red:
+                    self._gates_green_at_good(step, (gate,))
+                self.dropped[gate] = f"{step.verdicts.get(gate)} at GOOD too: not a regression in this range"
+                del search.searches[gate]
+                del gate_search
+        if not search.searches:
+            raise BisectError("nothing to bisect: every gate red at BAD is also red at GOOD", ExitCode.NOTHING)
+
+    def _confirm(self, search: MultiGateSearch, reverts: tuple[str, ...], floor: int) -> bool:
+        """Re-judge each culprit and its parent ``--confirm`` times; False when a verdict flipped
+        (the search then resumes from the corrected bracket)."""
+        stable = True
+        for gate, outcome in search.outcomes().items():
+            if gate not in search.searches:
+                continue
+            culprit_i, parent_i = outcome.first_bad, outcome.last_good
+            indices = [i for i in (parent_i, culprit_i) if not (i == floor and (reverts or floor >= 0))]
+            steps = self.judge_round(self._points(indices, reverts), "confirm", repeat=self.options.confirm)
+            for index, step in zip(indices, steps, strict=False):
+                if gate not in search.searches:
+                    break
+                if index < 0 and step.verdicts.get(gate) != "good":
+                    self.notes.append(f"confirmation judged GOOD {step.verdicts.get(gate)} for {gate}")
+                    self._apply_good(search, step)
+                    stable = False
+                    break
+                expected = "bad" if index == culprit_i else "good"
+                verdict = step.verdicts.get(gate, "skip")
+                if verdict != expected:
+                    stable = False
+                    self.notes.append(
+                        f"confirmation flipped {gate} at {step.commit[:10]}: {expected} -> {verdict}; search resumed")
+                search.searches[gate].record(index, verdict, override=True)
+        return stable
+
+    def _culprits(self, outcomes: Mapping[str, SearchOutcome], reverts: tuple[str, ...],
+                  masked_by: str | None) -> list[Culprit]:
+        groups: dict[tuple[int, tuple[int, ...]], list[str]] = {}
+        for gate, outcome in outcomes.items():
+            groups.setdefault((outcome.first_bad, outcome.candidates), []).append(gate)
+        culprits = []
+        for (first_bad, candidates), gates in sorted(groups.items()):
+            commit = self.rng.candidates[first_bad]
+            parent = self.rng.good.sha if outcomes[gates[0]].last_good < 0 else self.rng.candidates[outcomes[gates[0]].last_good].sha
+            culprits.append(self._culprit(commit, gates, parent, reverts, masked_by,
+                                          tuple(self.rng.candidates[i].sha for i in candidates)))
+        return culprits
+
+    def _culprit(self, commit: Commit, gates: Sequence[str], parent: str, reverts: tuple[str, ...],
+                 masked_by: str | None, candidates: tuple[str, ...], note: str = "") -> Culprit:
+        named = deliberate_gates(self.rng.repo, commit.sha)
+        marked = getattr(self.runner, "deliberate", frozenset())
+        deliberate = bool(named & set(gates)) or bool(marked & set(gates)) or (list(gates) == [COMMAND_GATE] and bool(named)) or "*" in named
+        proof = {}
+        for label, sha in (("parent_green", parent), ("culprit_red", commit.sha)):
+            matching = [s.number for s in self.steps if s.commit == sha and s.reverts == reverts]
+            if matching:
+                proof[label] = f"step {matching[-1]}"
+        return Culprit(
+            commit=commit.sha, subject=commit.subject, gates=tuple(gates),
+            kind="deliberate" if deliberate else "regression", masked_by=masked_by, parent=parent,
+            reverts=reverts, candidates=candidates, diffstat=diffstat(self.rng.repo, commit.sha),
+            proof=proof, note=note,
+        )
+
+    # ---- merges and masked culprits ------------------------------------------------------------
+
+    def _open_merge(self, culprit: Culprit) -> Culprit:
+        """A merge culprit whose merged-in tip is bad: continue along the merged branch."""
+        info = describe(self.rng.repo, culprit.commit)
+        if self.options.first_parent or len(info.parents) < 2 or len(culprit.candidates) > 1 or culprit.reverts:
+            return culprit
+        first, side = info.parents[0], info.parents[1]
+        base = git(self.rng.repo, "merge-base", first, side)
+        if base == side:
+            return culprit
+        tip = self.judge_round([Point(describe(self.rng.repo, side))], "merge")[0]
+        if any(tip.verdicts.get(g) != "bad" for g in culprit.gates):
+            return Culprit(**{**culprit.__dict__, "note": "the merge itself breaks it: its merged branch's tip is green"})
+        sub_range = resolve_range(self.rng.repo, f"{base}..{side}", first_parent=self.options.first_parent)
+        sub = Bisection(sub_range, self.runner, self.pool, self.cache, Options(
+            jobs=self.options.jobs, repeat=self.options.repeat, confirm=self.options.confirm, first_parent=False,
+        ), self.env, self.handler)
+        sub.steps, sub.rounds, sub._known = self.steps, self.rounds, self._known
+        try:
+            found = sub._search(culprit.gates, (), -1, culprit.masked_by)
+        finally:
+            self.rounds = sub.rounds
+            sub.close()
+        inner = found[0]
+        return Culprit(**{**inner.__dict__, "note": f"on the branch merged by {culprit.commit[:10]} ({culprit.subject})"})
+
+    def _masked_frontier(self, found: Sequence[Culprit]) -> list[tuple[tuple[str, ...], tuple[str, ...], int, str | None]]:
+        """For each exact culprit: revert it at BAD; the gates still red get a masked search after it."""
+        frontier = []
+        for culprit in found:
+            if len(culprit.candidates) > 1:
+                self.notes.append(f"culprit of {', '.join(culprit.gates)} is ambiguous: masked search stopped")
+                continue
+            try:
+                index = self.rng.index_of(culprit.commit)
+            except KeyError:
+                self.notes.append(f"{culprit.commit[:10]} is off the first-parent chain: masked search stopped")
+                continue
+            reverts = (*culprit.reverts, culprit.commit)
+            step = self.judge_round([Point(self.rng.bad, reverts)], "masked")[0]
+            if step.note.startswith("conflict:"):
+                self.notes.append(
+                    f"reverting {culprit.commit[:10]} at BAD conflicts ({step.log.strip()}); masked search for"
+                    f" {', '.join(culprit.gates)} stopped at {step.note.split(':', 1)[1][:10]}")
+                continue
+            still_red = tuple(g for g in culprit.gates if step.verdicts.get(g) == "bad")
+            if not still_red:
+                continue
+            if index == len(self.rng.candidates) - 1:
+                self.notes.append(f"{', '.join(still_red)} still red at BAD with BAD itself reverted")
+                continue
+            frontier.append((still_red, reverts, index, culprit.commit))
+        return frontier

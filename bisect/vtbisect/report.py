@@ -1,0 +1,260 @@
+"""The handlers: what the user is told. Progress lines on stderr (rich), the JSON record
+(DESIGN.md section 4.5), the evidence folder (README-bisect.md, step logs, the JSON, a
+``git bisect replay``-compatible log) and the replay log's parser."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from vtgate.output import atomic_write_text, dumps
+
+from vtbisect import __version__
+from vtbisect.driver import Culprit, Outcome, Step
+
+SCHEMA = 1
+LOG_MARKER = "# vtbisect-record: "
+
+
+class ProgressHandler:
+    """One line per judged step and per round, on stderr: range left, ~steps left, ETA."""
+
+    def __init__(self, console: Console, quiet: bool = False) -> None:
+        self.console = console
+        self.quiet = quiet
+
+    def step(self, step: Step) -> None:
+        if self.quiet:
+            return
+        source = "cache" if step.cached else f"{step.seconds:.2f}s"
+        flaky = "".join(f" [yellow]flaky {g} {rate:.0%}[/]" for g, rate in step.flaky.items())
+        reverts = f" (reverting {', '.join(r[:10] for r in step.reverts)})" if step.reverts else ""
+        gates = "" if list(step.verdicts) == ["command"] else " " + " ".join(
+            f"{g}={v}" for g, v in step.verdicts.items())
+        colour = {"good": "green", "bad": "red", "skip": "yellow"}[step.verdict]
+        self.console.print(
+            f"  step {step.number:>3} [{colour}]{step.verdict:<4}[/] {step.commit[:10]} "
+            f"{step.subject[:60]}{reverts}{gates}  ({step.phase}, {source}){flaky}"
+        )
+
+    def progress(self, phase: str, left: int, steps_left: int, eta: float | None) -> None:
+        if self.quiet:
+            return
+        eta_text = f", ETA {eta:.1f}s" if eta is not None else ""
+        self.console.print(f"[dim]{phase}: {left} candidates left, ~{steps_left} steps left{eta_text}[/]")
+
+    def info(self, message: str) -> None:
+        if not self.quiet:
+            self.console.print(message)
+
+
+def step_record(step: Step) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "commit": step.commit,
+        "verdict": step.verdict,
+        "gates": step.verdicts,
+        "cached": step.cached,
+        "seconds": step.seconds,
+        "number": step.number,
+        "phase": step.phase,
+        "round": step.round,
+        "reverts": list(step.reverts),
+        "judgements": step.judgements,
+    }
+    if step.flaky:
+        record["flaky"] = {g: round(rate, 3) for g, rate in step.flaky.items()}
+        record["votes"] = step.votes
+    if step.note:
+        record["note"] = step.note
+    return record
+
+
+def culprit_record(culprit: Culprit) -> dict[str, Any]:
+    return {
+        "commit": culprit.commit,
+        "subject": culprit.subject,
+        "gates": list(culprit.gates),
+        "kind": culprit.kind,
+        "masked_by": culprit.masked_by,
+        "parent": culprit.parent,
+        "reverts": list(culprit.reverts),
+        "candidates": list(culprit.candidates),
+        "exact": len(culprit.candidates) == 1,
+        "proof": culprit.proof,
+        "note": culprit.note or None,
+    }
+
+
+def outcome_record(outcome: Outcome, recipe: dict[str, Any]) -> dict[str, Any]:
+    """DESIGN.md section 4.5, plus ``recipe`` (how to reproduce) and notes."""
+    return {
+        "schema": SCHEMA,
+        "vtbisect": __version__,
+        "good": outcome.range.good.sha,
+        "bad": outcome.range.bad.sha,
+        "range": outcome.range.spec,
+        "candidates": len(outcome.range.candidates),
+        "gates": list(outcome.gates),
+        "dropped": outcome.dropped,
+        "culprits": [culprit_record(c) for c in outcome.culprits],
+        "steps": [step_record(s) for s in outcome.steps],
+        "evaluations": outcome.evaluations,
+        "judgements": outcome.judgements,
+        "rounds": outcome.rounds,
+        "seconds": outcome.seconds,
+        "notes": list(outcome.notes),
+        "recipe": recipe,
+    }
+
+
+def bisect_log(outcome: Outcome, recipe: dict[str, Any]) -> str:
+    """A ``git bisect replay``-compatible log of the unreverted judgements (reverted ones are
+    comments: git bisect has no notion of them), plus a marker line ``vtbisect replay`` reads."""
+    lines = [LOG_MARKER + json.dumps({"recipe": recipe, "culprits": [culprit_record(c) for c in outcome.culprits],
+                                      "good": outcome.range.good.sha, "bad": outcome.range.bad.sha})]
+    lines.append(f"git bisect start {outcome.range.bad.sha} {outcome.range.good.sha}")
+    for step in outcome.steps:
+        words = {"good": "good", "bad": "bad", "skip": "skip"}
+        if step.reverts:
+            lines.append(f"# {step.verdict} with {', '.join(r[:10] for r in step.reverts)} reverted: "
+                         f"[{step.commit}] {step.subject}")
+            continue
+        if step.commit in (outcome.range.good.sha, outcome.range.bad.sha) and step.phase == "endpoint":
+            continue
+        lines.append(f"# {step.verdict}: [{step.commit}] {step.subject}")
+        lines.append(f"git bisect {words[step.verdict]} {step.commit}")
+    for culprit in outcome.culprits:
+        label = "first bad commit" if len(culprit.candidates) == 1 else "only skipped commits left to test"
+        lines.append(f"# {label}: [{culprit.commit}] {culprit.subject} ({', '.join(culprit.gates)})")
+    return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class ReplayRecord:
+    recipe: dict[str, Any]
+    culprits: list[dict[str, Any]]
+    good: str
+    bad: str
+
+
+def parse_bisect_log(text: str) -> ReplayRecord:
+    for line in text.splitlines():
+        if line.startswith(LOG_MARKER):
+            data = json.loads(line[len(LOG_MARKER):])
+            return ReplayRecord(data["recipe"], data["culprits"], data["good"], data["bad"])
+    raise ValueError(f"no '{LOG_MARKER.strip()}' line: not a log written by vtbisect --evidence")
+
+
+def recipe_command(recipe: dict[str, Any]) -> str:
+    return shlex.join(recipe["argv"])
+
+
+def readme(outcome: Outcome, recipe: dict[str, Any], step_logs: dict[int, str]) -> str:
+    rng = outcome.range
+    out = [
+        "# Bisection record",
+        "",
+        f"Written by vtbisect {__version__}. Range `{rng.spec}` in `{rng.repo}`.",
+        "",
+        "## Bracket",
+        "",
+        f"- GOOD: `{rng.good.sha}` {rng.good.subject}",
+        f"- BAD:  `{rng.bad.sha}` {rng.bad.subject}",
+        f"- candidates: {len(rng.candidates)} (first-parent chain"
+        + (f", limited to `{' '.join(rng.pathspec)}`" if rng.pathspec else "") + ")",
+        f"- gates: {', '.join(outcome.gates)}",
+    ]
+    for gate, why in outcome.dropped.items():
+        out.append(f"- not bisected: {gate} ({why})")
+    out += ["", "## Runner recipe", "", "Reproduce the whole bisection with:", "", "```sh",
+            recipe["reproduce"], "```", "",
+            "Each step ran in a detached worktree of the candidate (clean, verified at the commit before "
+            "the run), with the working directory at the worktree root:", "", "```sh",
+            recipe_command(recipe), "```", ""]
+    if recipe.get("env"):
+        out += ["Environment that reaches the verdict (and the cache key):", "", "```"]
+        out += [f"{k}={v}" for k, v in recipe["env"].items()]
+        out += ["```", ""]
+    out += ["## Culprits", ""]
+    if not outcome.culprits:
+        out.append("None.")
+    for culprit in outcome.culprits:
+        out += culprit_section(culprit)
+    out += ["## Steps", "",
+            f"{outcome.evaluations} evaluations ({outcome.judgements} judgements) in {outcome.rounds} rounds, "
+            f"{outcome.seconds:.2f}s.", "",
+            "| # | phase | commit | reverts | verdict | gates | time | cache | log |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for step in outcome.steps:
+        gates = ", ".join(f"{g}={v}" for g, v in step.verdicts.items())
+        if step.flaky:
+            gates += " (flaky " + ", ".join(f"{g} {r:.0%}" for g, r in step.flaky.items()) + ")"
+        reverts = ", ".join(r[:10] for r in step.reverts) or "-"
+        out.append(f"| {step.number} | {step.phase} | `{step.commit[:10]}` {step.subject[:50]} | {reverts} | "
+                   f"{step.verdict} | {gates} | {step.seconds:.2f}s | {'hit' if step.cached else 'miss'} | "
+                   f"[log]({step_logs.get(step.number, '')}) |")
+    if outcome.notes:
+        out += ["", "## Notes", ""] + [f"- {note}" for note in outcome.notes]
+    out += ["", "## Files", "", "- `bisect.json`: the record (DESIGN.md section 4.5)",
+            "- `bisect-log.txt`: `git bisect replay bisect-log.txt` replays the unreverted steps; "
+            "`vtbisect replay bisect-log.txt` re-judges each culprit and its parent",
+            "- `steps/`: the raw output of every step", ""]
+    return "\n".join(out)
+
+
+def culprit_section(culprit: Culprit) -> list[str]:
+    title = "deliberate red" if culprit.kind == "deliberate" else "regression"
+    lines = [f"### `{culprit.commit[:10]}` {culprit.subject} ({title})", "",
+             f"- gates: {', '.join(culprit.gates)}",
+             f"- commit: `{culprit.commit}`"]
+    if len(culprit.candidates) > 1:
+        lines.append("- the first bad commit is one of (untestable commits in between): "
+                     + ", ".join(f"`{c[:10]}`" for c in culprit.candidates))
+    if culprit.masked_by:
+        lines.append(f"- masked by `{culprit.masked_by[:10]}`: found with "
+                     + ", ".join(f"`{r[:10]}`" for r in culprit.reverts) + " reverted at every candidate")
+    if culprit.note:
+        lines.append(f"- {culprit.note}")
+    parent_proof = culprit.proof.get("parent_green", "the previous culprit reverted: its parent's tree")
+    lines.append(f"- proof: parent `{culprit.parent[:10]}` green ({parent_proof}); "
+                 f"culprit red ({culprit.proof.get('culprit_red', 'not judged')})")
+    if culprit.diffstat:
+        lines += ["", "```", culprit.diffstat, "```"]
+    lines.append("")
+    return lines
+
+
+def write_evidence(directory: Path, outcome: Outcome, recipe: dict[str, Any]) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    steps_dir = directory / "steps"
+    steps_dir.mkdir(exist_ok=True)
+    step_logs: dict[int, str] = {}
+    for step in outcome.steps:
+        name = f"steps/{step.number:03d}-{step.commit[:10]}.log"
+        header = (f"step {step.number} ({step.phase}) at {step.commit}\nreverts: {' '.join(step.reverts) or '-'}\n"
+                  f"verdicts: {json.dumps(step.verdicts)}\ncached: {step.cached}\n\n")
+        atomic_write_text(directory / name, header + (step.log or "(served from the cache: no log kept)\n"))
+        step_logs[step.number] = name
+    atomic_write_text(directory / "bisect.json", dumps(outcome_record(outcome, recipe)))
+    atomic_write_text(directory / "bisect-log.txt", bisect_log(outcome, recipe))
+    atomic_write_text(directory / "README-bisect.md", readme(outcome, recipe, step_logs))
+
+
+def summary_lines(outcome: Outcome) -> Sequence[str]:
+    lines = []
+    for culprit in outcome.culprits:
+        kind = "deliberate red" if culprit.kind == "deliberate" else "first bad commit"
+        masked = f", masked by {culprit.masked_by[:10]}" if culprit.masked_by else ""
+        if len(culprit.candidates) > 1:
+            lines.append(f"{', '.join(culprit.gates)}: the first bad commit is one of "
+                         + " ".join(c[:10] for c in culprit.candidates))
+        else:
+            lines.append(f"{', '.join(culprit.gates)}: {kind} {culprit.commit[:10]} {culprit.subject}{masked}")
+    lines.append(f"{outcome.evaluations} evaluations, {outcome.rounds} rounds, {outcome.seconds:.2f}s "
+                 f"over {len(outcome.range.candidates)} candidates")
+    return lines

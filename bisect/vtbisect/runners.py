@@ -1,0 +1,252 @@
+"""The test runners: how one prepared worktree is judged, as a verdict per gate.
+
+- ``CommandRunner``: any command, with ``git bisect run``'s exit codes (0 good, 125 untestable,
+  1..127 except 125 bad, anything else aborts the bisection). One gate, named ``command``.
+- ``GateRunner``: ``python -m vtgate check --suite <oracle> --root <worktree> --gate G... --json -``;
+  each gate's status maps to a verdict (docs/contracts.md section 4): green / deliberate-red good,
+  red / unexpected-green bad, error of kind probe/timeout untestable, any other error aborts (a stale
+  import is never a verdict).
+
+Children run in their own session so Ctrl-C reaches vtbisect first; ``kill_children`` ends every
+process tree still running (psutil), which the driver calls on its way out."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import psutil
+from vtgate.exitcodes import ExitCode
+
+from vtbisect.search import Verdict
+from vtbisect.worktrees import Prepared
+
+COMMAND_GATE = "command"
+UNTESTABLE_EXIT = 125
+
+
+class JudgeAbort(Exception):
+    """The bisection cannot continue (bad command, stale import, broken suite)."""
+
+    def __init__(self, message: str, exit_code: int = ExitCode.INTERNAL) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """One run at one worktree: a verdict per gate, raw output, timing, and per-gate details."""
+
+    verdicts: dict[str, Verdict]
+    log: str
+    seconds: float
+    exit_code: int | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class Runner(Protocol):
+    gates: tuple[str, ...]
+
+    def judge(self, prepared: Prepared) -> Judgement: ...
+
+    def oracle_digest(self) -> str: ...
+
+    def recipe(self) -> list[str]: ...
+
+
+_children: set[subprocess.Popen[bytes]] = set()
+_children_lock = threading.Lock()
+
+
+def kill_children() -> None:
+    """Kill every running child process tree (Ctrl-C, SIGTERM, abort)."""
+    with _children_lock:
+        running = list(_children)
+    for proc in running:
+        try:
+            parent = psutil.Process(proc.pid)
+            tree = [*parent.children(recursive=True), parent]
+        except psutil.Error:
+            continue
+        for member in tree:
+            with contextlib.suppress(psutil.Error):
+                member.kill()
+        psutil.wait_procs(tree, timeout=5)
+
+
+def run_child(
+    argv: Sequence[str], cwd: Path, env: Mapping[str, str], timeout: float | None
+) -> tuple[int | None, str, str, bool]:
+    """Run ``argv``; returns (exit code or None on timeout, stdout, stderr, timed_out)."""
+    proc = subprocess.Popen(
+        list(argv),
+        cwd=cwd,
+        env=dict(env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    with _children_lock:
+        _children.add(proc)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        return proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"), False
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        return None, out.decode(errors="replace"), err.decode(errors="replace"), True
+    finally:
+        with _children_lock:
+            _children.discard(proc)
+
+
+def child_env(base: Mapping[str, str], prepared: Prepared) -> dict[str, str]:
+    env = dict(base)
+    env["VTBISECT_COMMIT"] = prepared.commit
+    env["VTBISECT_WORKTREE"] = str(prepared.path)
+    env["VTBISECT_REVERTS"] = " ".join(prepared.reverts)
+    return env
+
+
+def command_verdict(code: int) -> Verdict:
+    """git bisect run's rule; codes outside 0..127 abort (the caller checks first)."""
+    if code == 0:
+        return "good"
+    if code == UNTESTABLE_EXIT:
+        return "skip"
+    return "bad"
+
+
+@dataclass
+class CommandRunner:
+    """``vtbisect run GOOD..BAD -- CMD ARGS...``: cwd is the worktree."""
+
+    argv: tuple[str, ...]
+    env: Mapping[str, str]
+    timeout: float | None = None
+    gates: tuple[str, ...] = (COMMAND_GATE,)
+
+    def __post_init__(self) -> None:
+        if not self.argv:
+            raise JudgeAbort("no command given after --", ExitCode.USAGE)
+        program = self.argv[0]
+        if "/" not in program and shutil.which(program, path=self.env.get("PATH")) is None:
+            raise JudgeAbort(
+                f"command not found: {program!r} (not on PATH); give a path, e.g. ./test.sh",
+                ExitCode.USAGE,
+            )
+
+    def oracle_digest(self) -> str:
+        return json.dumps({"mode": "command", "argv": list(self.argv), "timeout": self.timeout})
+
+    def recipe(self) -> list[str]:
+        return list(self.argv)
+
+    def judge(self, prepared: Prepared) -> Judgement:
+        start = time.monotonic()
+        try:
+            code, out, err, timed_out = run_child(
+                self.argv, prepared.path, child_env(self.env, prepared), self.timeout
+            )
+        except (FileNotFoundError, PermissionError, NotADirectoryError) as error:
+            raise JudgeAbort(
+                f"command {self.argv[0]!r} cannot be run in the worktree: {error.strerror or error}",
+                ExitCode.USAGE,
+            ) from error
+        seconds = time.monotonic() - start
+        log = f"$ {' '.join(self.argv)}\n--- stdout ---\n{out}--- stderr ---\n{err}"
+        if timed_out:
+            return Judgement({COMMAND_GATE: "skip"}, log + f"\ntimed out after {self.timeout}s", seconds)
+        assert code is not None
+        if code < 0 or code > 127:
+            raise JudgeAbort(
+                f"command {' '.join(self.argv)!r} exited {code} at {prepared.commit[:10]}"
+                " (outside 0..127: killed or crashed): bisection aborted, as git bisect run does",
+                ExitCode.INTERNAL,
+            )
+        log += f"\nexit {code}"
+        return Judgement({COMMAND_GATE: command_verdict(code)}, log, seconds, exit_code=code)
+
+
+GOOD_STATUSES = {"green", "deliberate-red"}
+BAD_STATUSES = {"red", "unexpected-green"}
+SKIP_ERROR_KINDS = {"probe", "timeout"}
+
+
+def gate_verdict(entry: Mapping[str, Any]) -> Verdict:
+    """Map one gate of a ``vtgate check`` report to a verdict; raises JudgeAbort on stale/config."""
+    status = entry.get("status")
+    if status in GOOD_STATUSES:
+        return "good"
+    if status in BAD_STATUSES:
+        return "bad"
+    kind = entry.get("error_kind")
+    if status == "error" and kind in SKIP_ERROR_KINDS:
+        return "skip"
+    raise JudgeAbort(
+        f"gate {entry.get('name')} errored ({kind or status}): {entry.get('error') or 'no message'}"
+        " — this is never a verdict; fix the suite or the checkout and re-run",
+        ExitCode.INTERNAL,
+    )
+
+
+@dataclass
+class GateRunner:
+    """Gate mode: the oracle (suite + goldens) is fixed; the worktree is the code under test."""
+
+    suite: Path
+    gates: tuple[str, ...]
+    env: Mapping[str, str]
+    digest: str
+    timeout: float | None = None
+    deliberate: frozenset[str] = frozenset()  # gates the suite marks deliberate red
+    python: str = sys.executable
+
+    def argv(self, root: Path) -> list[str]:
+        gate_args = [arg for gate in self.gates for arg in ("--gate", gate)]
+        return [self.python, "-m", "vtgate", "check", "--suite", str(self.suite), "--root", str(root),
+                *gate_args, "--json", "-"]
+
+    def oracle_digest(self) -> str:
+        return json.dumps({"mode": "gate", "suite": self.digest, "gates": sorted(self.gates)})
+
+    def recipe(self) -> list[str]:
+        return self.argv(Path("<worktree>"))
+
+    def judge(self, prepared: Prepared) -> Judgement:
+        start = time.monotonic()
+        argv = self.argv(prepared.path)
+        code, out, err, timed_out = run_child(argv, prepared.path, child_env(self.env, prepared), self.timeout)
+        seconds = time.monotonic() - start
+        log = f"$ {' '.join(argv)}\n--- stdout ---\n{out}--- stderr ---\n{err}\nexit {code}"
+        if timed_out:
+            return Judgement({g: "skip" for g in self.gates}, log + "\ntimed out", seconds)
+        try:
+            report = json.loads(out)
+        except ValueError as error:
+            raise JudgeAbort(
+                f"vtgate check at {prepared.commit[:10]} exited {code} without a JSON report:\n{err[-2000:]}"
+            ) from error
+        by_name = {entry.get("name"): entry for entry in report.get("gates", [])}
+        verdicts: dict[str, Verdict] = {}
+        details: dict[str, Any] = {}
+        for gate in self.gates:
+            entry = by_name.get(gate)
+            if entry is None:
+                raise JudgeAbort(f"vtgate check did not report gate {gate!r}", ExitCode.USAGE)
+            verdicts[gate] = gate_verdict(entry)
+            details[gate] = {k: entry.get(k) for k in ("status", "summary", "error_kind", "error")}
+        return Judgement(verdicts, log, seconds, exit_code=code, details=details)

@@ -1,0 +1,204 @@
+"""The search: which candidates to judge next and what the judgements so far prove. Pure: no git, no
+processes, no clock; it works on candidate *indices* and is tested with fake verdict functions.
+
+Candidates are ``0 .. n-1`` in topological order (oldest first); index ``n-1`` is BAD and index
+``-1`` stands for GOOD. For one gate, ``GateSearch`` keeps every verdict it has been told and derives
+the bracket from them: ``lo`` = the newest index judged good (GOOD by default), ``hi`` = the oldest
+index above ``lo`` judged bad (BAD by default). The first bad commit lies in ``(lo, hi]``.
+
+- Binary search and k-way multisection are one rule: ``propose(k)`` splits ``(lo, hi)`` into ``k+1``
+  near-equal parts and proposes the ``k`` cut points, so one round of ``k`` concurrent judgements
+  shrinks the bracket ``k+1``-fold.
+- Untestable (``skip``) candidates are handled like git bisect: a cut point that is untestable is
+  replaced by its nearest untested neighbour; when every commit strictly inside the bracket is
+  untestable, the result is ambiguous: "the first bad commit is one of ...".
+- Verdicts can be overridden (``record(..., override=True)``) when a confirmation re-judges a commit:
+  the bracket is recomputed from all verdicts, so a flaky "bad" that was disproved re-opens the range
+  above it instead of leaving a wrong culprit.
+- ``MultiGateSearch`` runs one ``GateSearch`` per gate over the same candidates and picks each round's
+  candidates so that the gates share judgements: one judgement of a commit yields a verdict for every
+  gate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+Verdict = Literal["good", "bad", "skip"]
+VERDICTS: tuple[Verdict, ...] = ("good", "bad", "skip")
+GOOD_INDEX = -1
+
+
+@dataclass(frozen=True)
+class SearchOutcome:
+    """What the verdicts prove for one gate: the first bad index, or the set it must be one of."""
+
+    gate: str
+    first_bad: int  # the oldest index known bad above the newest known good (hi)
+    last_good: int  # the newest index known good (lo); -1 is GOOD
+    candidates: tuple[int, ...]  # (first_bad,) when exact; untestable indices + first_bad when not
+
+    @property
+    def exact(self) -> bool:
+        return len(self.candidates) == 1
+
+
+class GateSearch:
+    """Bisection state of one gate over candidates ``0 .. n-1`` (``n-1`` is BAD, assumed bad)."""
+
+    def __init__(self, gate: str, n: int, *, last_good: int = GOOD_INDEX) -> None:
+        if n < 1:
+            raise ValueError("a search needs at least one candidate (BAD itself)")
+        if not GOOD_INDEX <= last_good < n - 1:
+            raise ValueError(f"last_good {last_good} must lie in [-1, {n - 2}]")
+        self.gate = gate
+        self.n = n
+        self.floor = last_good
+        self.verdicts: dict[int, Verdict] = {}
+
+    def record(self, index: int, verdict: Verdict, *, override: bool = False) -> None:
+        if not GOOD_INDEX <= index < self.n:
+            raise IndexError(f"candidate index {index} outside [-1, {self.n - 1}]")
+        if verdict not in VERDICTS:
+            raise ValueError(f"unknown verdict {verdict!r}")
+        if override or index not in self.verdicts:
+            self.verdicts[index] = verdict
+
+    def bracket(self) -> tuple[int, int]:
+        """``(lo, hi)``: the first bad commit lies in ``(lo, hi]``."""
+        goods = [i for i, v in self.verdicts.items() if v == "good" and i >= self.floor]
+        lo = max(goods, default=self.floor)
+        bads = [i for i, v in self.verdicts.items() if v == "bad" and i > lo]
+        hi = min(bads, default=self.n - 1)
+        return lo, hi
+
+    def untested_inside(self) -> list[int]:
+        lo, hi = self.bracket()
+        return [i for i in range(lo + 1, hi) if i not in self.verdicts]
+
+    @property
+    def done(self) -> bool:
+        return not self.untested_inside()
+
+    def propose(self, k: int = 1, *, taken: Iterable[int] = ()) -> list[int]:
+        """Up to ``k`` untested indices cutting the bracket into ``k+1`` near-equal parts."""
+        lo, hi = self.bracket()
+        free = set(self.untested_inside()) - set(taken)
+        chosen: list[int] = []
+        for part in range(1, k + 1):
+            if not free:
+                break
+            target = lo + (hi - lo) * part / (k + 1)
+            nearest = min(free, key=lambda i: (abs(i - target), i))
+            chosen.append(nearest)
+            free.discard(nearest)
+        return sorted(chosen)
+
+    def remaining_steps(self, k: int = 1) -> int:
+        """Rounds of ``k`` judgements still needed at most (untestable commits aside)."""
+        lo, hi = self.bracket()
+        span, steps = hi - lo, 0
+        while span > 1:
+            span = -(-span // (k + 1))
+            steps += 1
+        return steps
+
+    def outcome(self) -> SearchOutcome:
+        lo, hi = self.bracket()
+        skipped = tuple(i for i in range(lo + 1, hi) if self.verdicts.get(i) == "skip")
+        return SearchOutcome(gate=self.gate, first_bad=hi, last_good=lo, candidates=(*skipped, hi))
+
+
+class MultiGateSearch:
+    """Per-gate searches over one candidate list that advance together and share judgements."""
+
+    def __init__(self, gates: Sequence[str], n: int, *, last_good: Mapping[str, int] | None = None) -> None:
+        floors = dict(last_good or {})
+        self.searches = {g: GateSearch(g, n, last_good=floors.get(g, GOOD_INDEX)) for g in gates}
+
+    @property
+    def done(self) -> bool:
+        return all(s.done for s in self.searches.values())
+
+    def record(self, index: int, verdicts: Mapping[str, Verdict], *, override: bool = False) -> None:
+        """One judgement of ``index``: a verdict for each gate it measured (absent gates are skip)."""
+        for gate, search in self.searches.items():
+            search.record(index, verdicts.get(gate, "skip"), override=override)
+
+    def propose(self, k: int = 1) -> list[int]:
+        """Up to ``k`` indices for the next round. The widest open brackets choose first; gates with
+        the same bracket propose the same points, so they share every judgement."""
+        open_searches = [s for s in self.searches.values() if not s.done]
+        open_searches.sort(key=lambda s: (-(s.bracket()[1] - s.bracket()[0]), s.gate))
+        chosen: list[int] = []
+        proposals = {s.gate: s.propose(k) for s in open_searches}
+        while len(chosen) < k and any(proposals.values()):
+            for search in open_searches:
+                queue = [i for i in proposals[search.gate] if i not in chosen]
+                proposals[search.gate] = queue[1:]
+                if queue and len(chosen) < k:
+                    chosen.append(queue[0])
+        return sorted(chosen)
+
+    def remaining_steps(self, k: int = 1) -> int:
+        return max((s.remaining_steps(k) for s in self.searches.values()), default=0)
+
+    def candidates_left(self) -> int:
+        """Distinct untested commits inside any open bracket (what the progress line shows)."""
+        left: set[int] = set()
+        for search in self.searches.values():
+            left.update(search.untested_inside())
+        return len(left)
+
+    def outcomes(self) -> dict[str, SearchOutcome]:
+        return {g: s.outcome() for g, s in self.searches.items()}
+
+
+def majority(votes: Sequence[Verdict], repeat: int) -> Verdict | None:
+    """The verdict of ``repeat`` votes once it is settled, else None (judge again).
+
+    Adaptive: stops as soon as one verdict holds a strict majority of ``repeat`` (so ``--repeat 3``
+    spends 2 judgements when they agree). After ``repeat`` votes with no majority, the candidate is
+    untestable (``skip``): a coin that will not land is no evidence either way."""
+    need = repeat // 2 + 1
+    for verdict in VERDICTS:
+        if votes.count(verdict) >= need:
+            return verdict
+    if len(votes) >= repeat:
+        return "skip"
+    return None
+
+
+def flake_rate(votes: Sequence[Verdict], settled: Verdict) -> float:
+    """Share of votes that disagree with the settled verdict."""
+    if not votes:
+        return 0.0
+    return sum(1 for v in votes if v != settled) / len(votes)
+
+
+JudgeFn = Callable[[int], Mapping[str, Verdict]]
+
+
+@dataclass(frozen=True)
+class SimulatedRun:
+    """Result of ``simulate``: outcomes, judged indices in order, rounds used."""
+
+    outcomes: dict[str, SearchOutcome]
+    judged: tuple[int, ...]
+    rounds: int
+
+
+def simulate(gates: Sequence[str], n: int, judge: JudgeFn, *, k: int = 1) -> SimulatedRun:
+    """Drive a ``MultiGateSearch`` to completion against a verdict function (tests, benchmarks)."""
+    search = MultiGateSearch(gates, n)
+    judged: list[int] = []
+    rounds = 0
+    while not search.done:
+        batch = search.propose(k)
+        rounds += 1
+        for index in batch:
+            search.record(index, judge(index))
+            judged.append(index)
+    return SimulatedRun(outcomes=search.outcomes(), judged=tuple(judged), rounds=rounds)
