@@ -1,0 +1,165 @@
+"""Paged attention for one query row: gather a sequence's K/V blocks through its block table, then
+run one arm's body. A dtype dispatch over q in {f32, bf16} x kv in {f32, bf16, fp8-e4m3} converts
+exactly to float32 and picks the body; :func:`attend_scalar` is the plain-loop reference body the
+vectorized default must equal bit for bit.
+
+Cache layout (per layer): K as [n_kv, head_dim, num_blocks, block_size] so a gathered K is
+[n_kv, head_dim, T] and the q.k reduction runs over an outer axis (sequential); V as
+[n_kv, num_blocks, block_size, head_dim] so the V accumulate runs over keys, an outer axis too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from vtengine.numerics import BF16, FP8, exp_f32, fma_f32, sum_sequential
+
+Body = Callable[[np.ndarray, np.ndarray, np.ndarray, int, np.float32], np.ndarray]
+
+DTYPES: dict[str, np.dtype] = {"f32": np.dtype(np.float32), "bf16": BF16, "fp8": FP8}
+
+
+def dtype_name(dtype: np.dtype) -> str:
+    for name, candidate in DTYPES.items():
+        if np.dtype(dtype) == candidate:
+            return name
+    raise ValueError(f"attention has no kernel for dtype {dtype}")
+
+
+def gather_kv(
+    k_cache: np.ndarray, v_cache: np.ndarray, table: np.ndarray, ctx: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Gather the blocks of one sequence: K [n_kv, hd, nb*bs] and V [n_kv, ctx, hd], as float32
+    (bf16 and fp8 widen exactly). K keeps the padding slots of the last block; their scores are
+    dropped before the softmax."""
+    bs = k_cache.shape[3]
+    nb = -(-ctx // bs)
+    blocks = table[:nb]
+    k = k_cache[:, :, blocks, :]
+    k = k.reshape(k.shape[0], k.shape[1], nb * bs).astype(np.float32, copy=False)
+    v = v_cache[:, blocks, :, :]
+    v = v.reshape(v.shape[0], nb * bs, v.shape[3])[:, :ctx, :].astype(np.float32, copy=False)
+    return k, v
+
+
+def _softmax_v(scores: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """scores [n_kv, g, ctx] -> probabilities -> sum_t p[t] * v[t], sequential over keys."""
+    m = scores.max(axis=-1, keepdims=True)  # max is exact, any order
+    e = exp_f32(scores - m)  # subtract in float32, exp in float64, round once
+    z = sum_sequential(e, axis=-1)  # accumulate in float32, sequential over keys
+    p = e / z[..., None]
+    prod = p[:, :, :, None] * v[:, None, :, :]  # [n_kv, g, ctx, hd]
+    return sum_sequential(prod, axis=2)  # accumulate in float32, sequential over keys
+
+
+def attend_default(q: np.ndarray, k: np.ndarray, v: np.ndarray, ctx: int, scale: np.float32) -> np.ndarray:
+    """q [H, hd], k [n_kv, hd, T>=ctx], v [n_kv, ctx, hd] -> [H, hd] float32 (the default arm)."""
+    n_kv, hd, _ = k.shape
+    qg = q.reshape(n_kv, -1, hd)
+    prod = qg[:, :, :, None] * k[:, None, :, :]  # [n_kv, g, hd, T] products rounded to float32
+    scores = sum_sequential(prod, axis=2)[:, :, :ctx] * scale  # sequential along head_dim
+    return _softmax_v(scores, v).reshape(-1, hd)
+
+
+def attend_bfdot(q: np.ndarray, k: np.ndarray, v: np.ndarray, ctx: int, scale: np.float32) -> np.ndarray:
+    """bf16 pair-dot q.k: bf16 x bf16 products are exact in float32; adjacent pairs are summed
+    first, then the pair sums accumulate sequentially. Softmax and V as the default."""
+    n_kv, hd, _ = k.shape
+    qg = q.reshape(n_kv, -1, hd)
+    prod = qg[:, :, :, None] * k[:, None, :, :]
+    pairs = prod[:, :, 0::2, :] + prod[:, :, 1::2, :]
+    scores = sum_sequential(pairs, axis=2)[:, :, :ctx] * scale
+    return _softmax_v(scores, v).reshape(-1, hd)
+
+
+def attend_fma(q: np.ndarray, k: np.ndarray, v: np.ndarray, ctx: int, scale: np.float32) -> np.ndarray:
+    """FMA-contracted body: q.k in 4 lanes (lane l takes d = l, l+4, ...; each step one exact fma),
+    lanes combined pairwise (l0+l1)+(l2+l3); softmax as the default; V accumulate fused:
+    out = fma(p[t], v[t], out), sequential over keys."""
+    n_kv, hd, t_pad = k.shape
+    assert hd % 4 == 0, "the 4-lane FMA body needs head_dim % 4 == 0"
+    qg = q.reshape(n_kv, -1, hd)
+    g = qg.shape[1]
+    lanes = np.zeros((4, n_kv, g, t_pad), np.float32)
+    for d0 in range(0, hd, 4):
+        qa = qg[:, :, d0 : d0 + 4].transpose(2, 0, 1)[:, :, :, None]  # [4, n_kv, g, 1]
+        ka = k[:, d0 : d0 + 4, :].transpose(1, 0, 2)[:, :, None, :]  # [4, n_kv, 1, T]
+        lanes = fma_f32(qa, ka, lanes)
+    dots = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
+    scores = dots[:, :, :ctx] * scale
+    m = scores.max(axis=-1, keepdims=True)
+    e = exp_f32(scores - m)
+    z = sum_sequential(e, axis=-1)
+    p = e / z[..., None]
+    out = np.zeros((n_kv, g, hd), np.float32)
+    for t in range(ctx):
+        out = fma_f32(p[:, :, t, None], v[:, None, t, :], out)
+    return out.reshape(-1, hd)
+
+
+def attend_scalar(q: np.ndarray, k: np.ndarray, v: np.ndarray, ctx: int, scale: np.float32) -> np.ndarray:
+    """The reference body in plain loops over float32 scalars, in the default arm's order. Slow;
+    the dtype-dispatch bit-identity gate compares the vectorized kernels against it."""
+    f32 = np.float32
+    n_kv, hd, _ = k.shape
+    heads = q.shape[0]
+    group = heads // n_kv
+    out = np.zeros((heads, hd), np.float32)
+    for h in range(heads):
+        kv = h // group
+        scores = []
+        for t in range(ctx):
+            acc = f32(0.0)
+            for d in range(hd):
+                acc = f32(acc + f32(q[h, d] * k[kv, d, t]))
+            scores.append(f32(acc * scale))
+        m = max(scores)
+        e = [f32(np.exp(np.float64(f32(s - m)))) for s in scores]
+        z = f32(0.0)
+        for x in e:
+            z = f32(z + x)
+        p = [f32(x / z) for x in e]
+        for d in range(hd):
+            acc = f32(0.0)
+            for t in range(ctx):
+                acc = f32(acc + f32(p[t] * v[kv, t, d]))
+            out[h, d] = acc
+    return out
+
+
+BODIES: dict[str, Body] = {
+    "default": attend_default,
+    "scalar_fma": attend_fma,
+    "bfdot": attend_bfdot,
+    "scalar": attend_scalar,
+}
+
+
+def dispatch_body(arm: str, q_dtype: str, kv_dtype: str) -> Body:
+    """The body the dtype dispatch runs for (q dtype, kv dtype) under an arm. BFDOT exists only for
+    q=bf16, kv=bf16; every other combination runs the default body."""
+    if q_dtype not in ("f32", "bf16") or kv_dtype not in DTYPES:
+        raise ValueError(f"no attention kernel for q={q_dtype}, kv={kv_dtype}")
+    if arm == "bfdot" and not (q_dtype == "bf16" and kv_dtype == "bf16"):
+        return attend_default
+    return BODIES[arm]
+
+
+def paged_attention(
+    q: np.ndarray,
+    k_cache: np.ndarray,
+    v_cache: np.ndarray,
+    table: np.ndarray,
+    ctx: int,
+    scale: np.float32,
+    arm: str = "default",
+    q_dtype: str | None = None,
+) -> np.ndarray:
+    """Attention of one query row q [H, hd] over the first ``ctx`` cached positions of a sequence.
+    ``q_dtype`` names q's logical dtype when q is float32 holding bf16 values (the engine's case)."""
+    q_name = q_dtype or dtype_name(q.dtype)
+    body = dispatch_body(arm, q_name, dtype_name(k_cache.dtype))
+    k, v = gather_kv(k_cache, v_cache, table, ctx)
+    return body(q.astype(np.float32, copy=False), k, v, ctx, scale)

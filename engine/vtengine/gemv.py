@@ -1,0 +1,69 @@
+"""Linear layers (GEMV for one row, a stack of GEMVs for a batch): ``y[m] = x[m] @ W`` with ``W``
+stored transposed as [K, N], C-contiguous. One function per arm; :class:`Linear` splits output
+columns over a thread pool (each column's arithmetic is unchanged, so the default arm is bit-identical
+for any thread count)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+
+def gemv_default(x: np.ndarray, w_t: np.ndarray) -> np.ndarray:
+    """x [M, K] float32, w_t [K, N] -> [M, N]. Products rounded to float32, then accumulate in
+    float32, sequential along K: K is the middle axis of the [M, K, N] product, an outer loop of the
+    reduction, so NumPy adds row after row (no pairwise blocking). Requires N >= 2."""
+    prod = x[:, :, None] * w_t[None, :, :]
+    return np.add.reduce(prod, axis=1)
+
+
+def gemv_bf16_dot(x: np.ndarray, w_t: np.ndarray) -> np.ndarray:
+    """bf16 pair-dot (BFDOT-style): the two products of adjacent K are added first (one float32
+    rounding), then the K/2 pair sums accumulate sequentially. Not bit-exact with the default."""
+    m, k = x.shape
+    prod = x[:, :, None] * w_t[None, :, :]
+    pairs = prod[:, 0::2, :] + prod[:, 1::2, :]
+    return np.add.reduce(pairs, axis=1)
+
+
+def gemv_blas(x: np.ndarray, w_t: np.ndarray) -> np.ndarray:
+    """BLAS sgemm/sgemv: blocked, vectorized, order depends on M and BLAS threads (breaks batch and
+    thread invariance on purpose)."""
+    return x @ w_t
+
+
+GEMV_ARMS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "default": gemv_default,
+    "bf16_dot": gemv_bf16_dot,
+    "blas": gemv_blas,
+}
+
+
+class Linear:
+    """Runs one GEMV arm, optionally splitting output columns across a thread pool."""
+
+    def __init__(self, arm: str, pool: ThreadPoolExecutor | None, threads: int) -> None:
+        self.kernel = GEMV_ARMS[arm]
+        self.arm = arm
+        self.pool = pool
+        self.threads = threads
+
+    def __call__(self, x: np.ndarray, w_t: np.ndarray) -> np.ndarray:
+        assert w_t.flags.c_contiguous and x.shape[1] == w_t.shape[0], "weights must be [K, N], C-contiguous"
+        n = w_t.shape[1]
+        if self.pool is None or self.arm == "blas" or n < 2 * self.threads * 2:
+            return self.kernel(x, w_t)
+        # split columns into `threads` chunks of >= 2 columns; each column is computed exactly as
+        # it would be alone (NumPy releases the GIL inside the ufunc loops)
+        bounds = np.linspace(0, n, self.threads + 1).astype(int)
+        out = np.empty((x.shape[0], n), np.float32)
+
+        def run(lo: int, hi: int) -> None:
+            out[:, lo:hi] = self.kernel(x, w_t[:, lo:hi])  # the product is a fresh C array
+
+        futures = [self.pool.submit(run, int(lo), int(hi)) for lo, hi in zip(bounds[:-1], bounds[1:], strict=False)]
+        for future in futures:
+            future.result()
+        return out

@@ -1,0 +1,110 @@
+"""The one place the engine reads environment variables: every ``VT_*`` knob, resolved once at the
+edge into a frozen :class:`Knobs` record. Kernels and the engine receive resolved values only.
+
+Each read is written ``os.environ.get("VT_NAME", "literal default")`` so ``vtgate envdoc`` can check
+names and defaults against docs/ENVIRONMENT.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+class KnobError(ValueError):
+    """A VT_* knob holds a value the engine cannot use; the message names the knob and the fix."""
+
+
+def _flag(name: str, raw: str) -> bool:
+    value = raw.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off", ""):
+        return False
+    raise KnobError(f"{name}={raw!r} is not a flag: use 1 or 0")
+
+
+def _int(name: str, raw: str, lowest: int) -> int:
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        raise KnobError(f"{name}={raw!r} is not an integer") from None
+    if value < lowest:
+        raise KnobError(f"{name}={value} is below the minimum {lowest}")
+    return value
+
+
+def _choice(name: str, raw: str, choices: tuple[str, ...]) -> str:
+    value = raw.strip().lower()
+    if value not in choices:
+        raise KnobError(f"{name}={raw!r}: choose one of {', '.join(choices)}")
+    return value
+
+
+@dataclass(frozen=True)
+class Knobs:
+    """Resolved knobs. Build from the environment with :meth:`from_env`, or directly in tests."""
+
+    dequant_cache_mb: int = 64
+    dequant_cache_policy: str = "lru"  # lru | pin
+    act_dtype: str = "bf16"  # bf16 | f32
+    kv_block_size: int = 16
+    cpu_threads: int = 1
+    paged_attn_scalar_fma: bool = False
+    paged_attn_bfdot: bool = False
+    gemv_bf16_dot: bool = False
+    gemv_blas: bool = False
+    profile: bool = False
+    cache_dir: str = "~/.cache/vtengine"
+
+    @classmethod
+    def from_env(cls) -> Knobs:
+        return cls(
+            dequant_cache_mb=_int(
+                "VT_DEQUANT_CACHE_MB", os.environ.get("VT_DEQUANT_CACHE_MB", "64"), 0
+            ),
+            dequant_cache_policy=_choice(
+                "VT_DEQUANT_CACHE_POLICY",
+                os.environ.get("VT_DEQUANT_CACHE_POLICY", "lru"),
+                ("lru", "pin"),
+            ),
+            act_dtype=_choice("VT_ACT_DTYPE", os.environ.get("VT_ACT_DTYPE", "bf16"), ("bf16", "f32")),
+            kv_block_size=_int("VT_KV_BLOCK_SIZE", os.environ.get("VT_KV_BLOCK_SIZE", "16"), 1),
+            cpu_threads=_int("VT_CPU_THREADS", os.environ.get("VT_CPU_THREADS", "1"), 1),
+            paged_attn_scalar_fma=_flag(
+                "VT_CPU_PAGED_ATTN_SCALAR_FMA", os.environ.get("VT_CPU_PAGED_ATTN_SCALAR_FMA", "0")
+            ),
+            paged_attn_bfdot=_flag(
+                "VT_CPU_PAGED_ATTN_BFDOT", os.environ.get("VT_CPU_PAGED_ATTN_BFDOT", "0")
+            ),
+            gemv_bf16_dot=_flag("VT_CPU_GEMV_BF16_DOT", os.environ.get("VT_CPU_GEMV_BF16_DOT", "0")),
+            gemv_blas=_flag("VT_CPU_GEMV_BLAS", os.environ.get("VT_CPU_GEMV_BLAS", "0")),
+            profile=_flag("VT_PROFILE", os.environ.get("VT_PROFILE", "0")),
+            cache_dir=os.environ.get("VT_CACHE_DIR", "~/.cache/vtengine"),
+        )
+
+    def with_(self, **changes: Any) -> Knobs:
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def cache_path(self) -> Path:
+        return Path(self.cache_dir).expanduser()
+
+    def as_env(self) -> dict[str, str]:
+        """The knobs as the VT_* strings they resolve from (for observations' meta)."""
+        return {
+            "VT_DEQUANT_CACHE_MB": str(self.dequant_cache_mb),
+            "VT_DEQUANT_CACHE_POLICY": self.dequant_cache_policy,
+            "VT_ACT_DTYPE": self.act_dtype,
+            "VT_KV_BLOCK_SIZE": str(self.kv_block_size),
+            "VT_CPU_THREADS": str(self.cpu_threads),
+            "VT_CPU_PAGED_ATTN_SCALAR_FMA": str(int(self.paged_attn_scalar_fma)),
+            "VT_CPU_PAGED_ATTN_BFDOT": str(int(self.paged_attn_bfdot)),
+            "VT_CPU_GEMV_BF16_DOT": str(int(self.gemv_bf16_dot)),
+            "VT_CPU_GEMV_BLAS": str(int(self.gemv_blas)),
+            "VT_PROFILE": str(int(self.profile)),
+            "VT_CACHE_DIR": self.cache_dir,
+        }

@@ -1,0 +1,254 @@
+"""Probes of the reference engine (docs/contracts.md section 5): plain functions that run the engine
+under the knobs of the current environment and return an observation (a JSON-able dict, DESIGN.md
+section 4.2). Every observation carries ``meta`` (engine, version, model, source tree hash, source
+root, resolved knobs, selected arms). In the default arm every probe is deterministic.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import numpy as np
+
+from vtengine import __version__, tokenizer
+from vtengine.arms import select_arms
+from vtengine.attention import BF16, DTYPES, attend_scalar, gather_kv, paged_attention
+from vtengine.engine import Engine, Generation
+from vtengine.knobs import Knobs
+from vtengine.model import Model, load_model
+from vtengine.provenance import source_info
+
+Observation = dict[str, Any]
+
+_MODELS: dict[str, Model] = {}
+
+
+def _model(name: str, knobs: Knobs) -> Model:
+    if name not in _MODELS:
+        _MODELS[name] = load_model(name, knobs.cache_path)
+    return _MODELS[name]
+
+
+def _engine(model: str, max_tokens: int | None = None) -> Engine:
+    knobs = Knobs.from_env()
+    return Engine(_model(model, knobs), knobs, max_tokens=max_tokens)
+
+
+def meta(model: str, knobs: Knobs | None = None) -> dict[str, Any]:
+    knobs = knobs if knobs is not None else Knobs.from_env()
+    return {
+        "engine": "vtengine",
+        "version": __version__,
+        "model": model,
+        **source_info(),
+        "knobs": knobs.as_env(),
+        "arms": select_arms(knobs),
+    }
+
+
+def digest_array(array: np.ndarray) -> str:
+    """sha256 of the little-endian bytes (float32 for floats, int32 for integers)."""
+    kind = "<i4" if np.issubdtype(np.asarray(array).dtype, np.integer) else "<f4"
+    return hashlib.sha256(np.ascontiguousarray(array, dtype=kind).tobytes()).hexdigest()
+
+
+def stream_digest(tokens: list[int]) -> str:
+    return digest_array(np.asarray(tokens, dtype=np.int32))
+
+
+def anchor(tokens: list[int]) -> int:
+    """A small integer fingerprint of a token stream, for humans (0 .. 2**20-1)."""
+    return int(stream_digest(tokens)[:5], 16)
+
+
+def _prompt_ids(prompt: str) -> list[int]:
+    if not isinstance(prompt, str):
+        raise TypeError("prompt must be a string")
+    return tokenizer.encode(prompt)
+
+
+def _check_tokens(tokens: int) -> int:
+    if not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 1:
+        raise ValueError(f"tokens must be a positive integer, got {tokens!r}")
+    return tokens
+
+
+def _counters(engine: Engine) -> dict[str, int]:
+    c = engine.cache.counters()
+    return {"dequant_hits": c.hits, "dequant_misses": c.misses, "dequant_evictions": c.evictions}
+
+
+def _chain(gen: Generation, engine: Engine, model: str) -> Observation:
+    return {
+        "tokens": gen.tokens,
+        "margins": [float(m) for m in gen.margins],
+        "digests": {"logits": digest_array(gen.logits), "stream": stream_digest(gen.tokens)},
+        "counters": _counters(engine),
+        "metrics": {"anchor": anchor(gen.tokens)},
+        "text": tokenizer.decode(gen.tokens),
+        "meta": meta(model, engine.knobs),
+    }
+
+
+def generate(prompt: str, tokens: int, model: str = "vt-tiny") -> Observation:
+    """Greedy chain: tokens, margins, logits and stream digests, dequant counters, anchor."""
+    engine = _engine(model)
+    return _chain(engine.generate(_prompt_ids(prompt), _check_tokens(tokens)), engine, model)
+
+
+def decode_bench(prompt: str = "bench", tokens: int = 60, model: str = "vt-tiny") -> Observation:
+    """The anchor chain: like :func:`generate` with the bench defaults."""
+    return generate(prompt, tokens, model)
+
+
+def teacher_forced(prompt: str, reference: str, tokens: int | None = None, model: str = "vt-tiny") -> Observation:
+    """Score prompt+reference (reference cut to ``tokens`` tokens when given): the argmax and the
+    top-1/top-2 margin at every position."""
+    ref = tokenizer.encode(reference, bos=False)
+    if tokens is not None:
+        ref = ref[: _check_tokens(tokens)]
+    engine = _engine(model)
+    scores = engine.score(_prompt_ids(prompt) + ref)
+    return {
+        "tokens": scores.tokens,
+        "margins": [float(m) for m in scores.margins],
+        "digests": {"logits": digest_array(scores.logits), "stream": stream_digest(scores.tokens)},
+        "metrics": {"anchor": anchor(scores.tokens), "reference_tokens": len(ref)},
+        "meta": meta(model, engine.knobs),
+    }
+
+
+def decode_paths(prompt: str, tokens: int, path: str = "incremental", model: str = "vt-tiny") -> Observation:
+    """Per-position logits digests by incremental decode (prefill once + one step per token) or by
+    full recompute (the whole sequence from an empty cache at every step)."""
+    engine = _engine(model)
+    ids, steps = _prompt_ids(prompt), _check_tokens(tokens)
+    if path == "incremental":
+        gen = engine.generate(ids, steps)
+    elif path == "recompute":
+        gen = engine.generate_recompute(ids, steps)
+    else:
+        raise ValueError(f"path must be 'incremental' or 'recompute', got {path!r}")
+    return {
+        "tokens": gen.tokens,
+        "cases": {f"pos-{n}": digest_array(row) for n, row in enumerate(gen.logits)},
+        "digests": {"stream": stream_digest(gen.tokens)},
+        "metrics": {"anchor": anchor(gen.tokens)},
+        "meta": meta(model, engine.knobs),
+    }
+
+
+def batch_decode(prompts: list[str], tokens: int, batched: bool = True, model: str = "vt-tiny") -> Observation:
+    """Per-sequence, per-position logits digests, decoding the prompts together (one batch) or each
+    alone."""
+    if not isinstance(prompts, list) or not prompts:
+        raise ValueError("prompts must be a non-empty list of strings")
+    engine = _engine(model)
+    ids = [_prompt_ids(p) for p in prompts]
+    steps = _check_tokens(tokens)
+    gens = engine.generate_batch(ids, steps) if batched else [engine.generate(p, steps) for p in ids]
+    cases = {}
+    for i, gen in enumerate(gens):
+        for n, row in enumerate(gen.logits):
+            cases[f"seq-{i}/pos-{n}"] = digest_array(row)
+    return {
+        "tokens": [t for gen in gens for t in gen.tokens],
+        "cases": cases,
+        "meta": meta(model, engine.knobs),
+    }
+
+
+def speculative(
+    prompt: str, tokens: int, ngram: int = 2, mode: str = "speculative", model: str = "vt-tiny"
+) -> Observation:
+    """Prompt-lookup speculative decoding (``mode="speculative"``) or plain greedy (``"greedy"``):
+    tokens, per-position token cases, proposed/accepted counters and the acceptance rate."""
+    engine = _engine(model)
+    ids, steps = _prompt_ids(prompt), _check_tokens(tokens)
+    if mode == "greedy":
+        out, proposed, accepted = engine.generate(ids, steps).tokens, 0, 0
+    elif mode == "speculative":
+        spec = engine.speculative(ids, steps, ngram=ngram)
+        out, proposed, accepted = spec.tokens, spec.proposed, spec.accepted
+    else:
+        raise ValueError(f"mode must be 'greedy' or 'speculative', got {mode!r}")
+    return {
+        "tokens": out,
+        "cases": {f"pos-{n}": int(t) for n, t in enumerate(out)},
+        "counters": {"proposed": proposed, "accepted": accepted},
+        "metrics": {"acceptance": accepted / proposed if proposed else 0.0, "anchor": anchor(out)},
+        "digests": {"stream": stream_digest(out)},
+        "meta": meta(model, engine.knobs),
+    }
+
+
+# -- attention dtype cases --------------------------------------------------------------------------
+
+ATTENTION_HEAD_DIMS = (32, 64)
+ATTENTION_BLOCK_SIZES = (1, 5, 16)
+ATTENTION_CONTEXTS = (1, 7, 16, 37)
+ATTENTION_Q_DTYPES = ("f32", "bf16")
+ATTENTION_KV_DTYPES = ("f32", "bf16", "fp8")
+
+
+def attention_case_ids() -> list[str]:
+    return [
+        f"q={q},kv={kv},hd={hd},bs={bs},ctx={ctx}"
+        for q in ATTENTION_Q_DTYPES
+        for kv in ATTENTION_KV_DTYPES
+        for hd in ATTENTION_HEAD_DIMS
+        for bs in ATTENTION_BLOCK_SIZES
+        for ctx in ATTENTION_CONTEXTS
+    ]
+
+
+def attention_case_inputs(case: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, np.float32]:
+    """Deterministic inputs of one case: q [4, hd] (2 KV heads, GQA groups of 2) in the q dtype,
+    paged K/V caches in the kv dtype with a shuffled block table, ctx and the 1/sqrt(hd) scale."""
+    fields = dict(part.split("=") for part in case.split(","))
+    hd, bs, ctx = int(fields["hd"]), int(fields["bs"]), int(fields["ctx"])
+    seed = int(hashlib.sha256(case.encode()).hexdigest()[:8], 16)
+    rng = np.random.Generator(np.random.PCG64(seed))
+    heads, n_kv = 4, 2
+    nb = -(-ctx // bs)
+    num_blocks = nb + 3
+    q = ((rng.random((heads, hd)) * 2 - 1) * 2).astype(np.float32).astype(DTYPES[fields["q"]])
+    kv_dtype = DTYPES[fields["kv"]]
+    k_cache = ((rng.random((n_kv, hd, num_blocks, bs)) * 2 - 1) * 2).astype(np.float32).astype(kv_dtype)
+    v_cache = ((rng.random((n_kv, num_blocks, bs, hd)) * 2 - 1) * 2).astype(np.float32).astype(kv_dtype)
+    table = rng.permutation(num_blocks)[:nb].astype(np.intp)
+    scale = np.float32(1.0 / np.sqrt(np.float64(hd)))
+    return q, k_cache, v_cache, table, ctx, scale
+
+
+def attention_cases(impl: str = "dispatch", model: str = "vt-tiny") -> Observation:
+    """Per-case digests of the attention output over q {f32, bf16} x kv {f32, bf16, fp8} x head
+    sizes x block sizes x contexts: ``impl="dispatch"`` runs the vectorized dtype dispatch under the
+    selected arm; ``impl="scalar"`` runs the plain-loop reference body."""
+    if impl not in ("dispatch", "scalar"):
+        raise ValueError(f"impl must be 'dispatch' or 'scalar', got {impl!r}")
+    knobs = Knobs.from_env()
+    arm = select_arms(knobs)["paged_attention"]
+    cases = {}
+    for case in attention_case_ids():
+        q, k_cache, v_cache, table, ctx, scale = attention_case_inputs(case)
+        if impl == "dispatch":
+            out = paged_attention(q, k_cache, v_cache, table, ctx, scale, arm)
+        else:
+            k, v = gather_kv(k_cache, v_cache, table, ctx)
+            out = attend_scalar(q.astype(np.float32), k, v, ctx, scale)
+        cases[case] = digest_array(out)
+    return {"cases": cases, "metrics": {"cases": len(cases)}, "meta": meta(model, knobs)}
+
+
+__all__ = [
+    "BF16",
+    "attention_cases",
+    "batch_decode",
+    "decode_bench",
+    "decode_paths",
+    "generate",
+    "speculative",
+    "teacher_forced",
+]
