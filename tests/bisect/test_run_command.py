@@ -1,0 +1,226 @@
+"""Command mode on real generated git histories, through the real vtbisect process."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+
+def cmd(script: Path) -> list[str]:
+    return ["--", sys.executable, str(script)]
+
+
+def test_single_culprit_is_found_with_the_parent_green_culprit_red_proof(make_history, kit, vtbisect, judge_script):
+    repo = make_history()
+    kit.linear_history(repo, 24, {13: "a.txt"})
+    ran = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", *cmd(judge_script))
+    assert ran.code == 1, ran.stderr
+    (culprit,) = ran.culprits
+    assert culprit["commit"] == repo.shas[14]
+    assert culprit["subject"] == "break a.txt at 13"
+    assert culprit["kind"] == "regression" and culprit["masked_by"] is None
+    assert culprit["parent"] == repo.shas[13]
+    steps = {s["commit"]: s for s in ran.record["steps"]}
+    assert steps[repo.shas[13]]["verdict"] == "good" and steps[repo.shas[14]]["verdict"] == "bad"
+    assert ran.record["candidates"] == 24
+    assert ran.record["good"] == repo.shas[0] and ran.record["bad"] == repo.shas[-1]
+    assert ran.record["evaluations"] <= 5 + 1  # ceil(log2 24) + BAD
+
+
+def test_masked_second_culprit_is_found_with_all_culprits(make_history, kit, vtbisect, judge_script):
+    repo = make_history()
+    kit.linear_history(repo, 30, {8: "a.txt", 20: "b.txt"})
+    first_only = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", *cmd(judge_script))
+    assert [c["commit"] for c in first_only.culprits] == [repo.shas[9]]
+
+    ran = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "--all-culprits", *cmd(judge_script))
+    assert ran.code == 1, ran.stderr
+    first, second = ran.culprits
+    assert first["commit"] == repo.shas[9] and first["masked_by"] is None
+    assert second["commit"] == repo.shas[21] and second["masked_by"] == repo.shas[9]
+    assert second["reverts"] == [repo.shas[9]]
+    masked_steps = [s for s in ran.record["steps"] if s["reverts"] == [repo.shas[9]]]
+    assert masked_steps, "the masked search judges candidates with the first culprit reverted"
+    # BAD with both culprits reverted was not needed: BAD with C1 reverted was red, then C2 found.
+    assert any(s["commit"] == repo.shas[-1] and s["verdict"] == "bad" for s in masked_steps)
+
+
+def test_revert_conflict_stops_the_masked_search_and_says_which_commit(make_history, kit, vtbisect, judge_script):
+    repo = make_history()
+    repo.commit({"a.txt": "ok\n", "b.txt": "ok\n"}, "base")
+    repo.filler(3)
+    repo.commit({"a.txt": "bad\n"}, "break a")
+    repo.filler(2)
+    repo.commit({"a.txt": "bad\nmore\n", "b.txt": "bad\n"}, "touch a again and break b")
+    repo.filler(2)
+    ran = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "--all-culprits", *cmd(judge_script))
+    assert ran.code == 1
+    assert [c["commit"] for c in ran.culprits] == [repo.shas[4]]
+    assert any("conflicts" in note and repo.shas[4][:10] in note for note in ran.record["notes"]), ran.record["notes"]
+
+
+def test_untestable_window_around_the_midpoint_is_stepped_around(make_history, kit, vtbisect, judge_script):
+    repo = make_history()
+    kit.linear_history(repo, 32, {21: "a.txt"}, untestable=range(12, 19))
+    ran = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", *cmd(judge_script))
+    assert ran.code == 1, ran.stderr
+    assert [c["commit"] for c in ran.culprits] == [repo.shas[22]]
+    skipped = [s for s in ran.record["steps"] if s["verdict"] == "skip"]
+    assert skipped, "the midpoint fell in the window and was judged untestable"
+    assert all(repo.shas.index(s["commit"]) - 1 in range(12, 19) for s in skipped)
+
+
+def test_boundary_inside_untestable_commits_reports_every_possible_culprit(make_history, kit, vtbisect, judge_script):
+    repo = make_history()
+    kit.linear_history(repo, 16, {10: "a.txt"}, untestable=range(8, 12))
+    ran = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", *cmd(judge_script))
+    assert ran.code == 1
+    (culprit,) = ran.culprits
+    assert culprit["exact"] is False
+    assert culprit["candidates"] == [repo.shas[i + 1] for i in (8, 9, 10, 11, 12)]
+    assert "one of" in ran.stderr
+
+
+def test_deliberate_red_trailer_is_reported_as_deliberate_and_exits_zero(make_history, kit, vtbisect, judge_script):
+    repo = make_history()
+    kit.linear_history(repo, 12, {5: "a.txt"}, deliberate={5: "command"})
+    ran = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", *cmd(judge_script))
+    assert ran.code == 0, ran.stderr
+    (culprit,) = ran.culprits
+    assert culprit["kind"] == "deliberate" and culprit["commit"] == repo.shas[6]
+    assert "deliberate red" in ran.stderr
+
+
+def test_flaky_good_commit_misleads_a_single_judgement_and_repeat_resolves_it(
+    make_history, kit, vtbisect, flaky_script, tmp_path
+):
+    repo = make_history()
+    kit.linear_history(repo, 16, {11: "a.txt"})
+    # The first midpoint (candidate 7) is good but says bad the first time it is judged.
+    flaky = repo.shas[8]
+    env = {"FLAKE_STATE": str(tmp_path / "flake-state"), "FLAKY_COMMITS": flaky}
+    naive = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "--no-cache", *cmd(flaky_script), env=env)
+    assert [c["commit"] for c in naive.culprits] == [flaky], "without --repeat the flake wins"
+
+    for seen in (tmp_path / "flake-state").iterdir():
+        seen.unlink()
+    ran = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "--no-cache", "--repeat", "3", *cmd(flaky_script), env=env)
+    assert [c["commit"] for c in ran.culprits] == [repo.shas[12]], ran.stderr
+    flaky_step = next(s for s in ran.record["steps"] if s["commit"] == flaky)
+    assert flaky_step["verdict"] == "good"
+    assert flaky_step["flaky"] == {"command": round(1 / 3, 3)}
+    assert flaky_step["votes"]["command"] == ["bad", "good", "good"]
+
+
+def test_confirm_rejudges_the_boundary_and_recovers_from_a_flaky_bad(
+    make_history, kit, vtbisect, flaky_script, tmp_path
+):
+    repo = make_history()
+    kit.linear_history(repo, 16, {11: "a.txt"})
+    flaky = repo.shas[8]
+    env = {"FLAKE_STATE": str(tmp_path / "flake-state"), "FLAKY_COMMITS": flaky}
+    ran = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "--no-cache", "--confirm", "3", *cmd(flaky_script), env=env)
+    assert [c["commit"] for c in ran.culprits] == [repo.shas[12]], ran.stderr
+    assert any("confirmation flipped" in note for note in ran.record["notes"])
+    assert any(s["phase"] == "confirm" for s in ran.record["steps"])
+
+
+def test_second_identical_run_evaluates_nothing(make_history, kit, vtbisect, judge_script):
+    repo = make_history()
+    kit.linear_history(repo, 20, {7: "a.txt"})
+    first = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", *cmd(judge_script))
+    second = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", *cmd(judge_script))
+    assert first.record["evaluations"] > 0
+    assert second.record["evaluations"] == 0
+    assert all(s["cached"] for s in second.record["steps"])
+    assert second.culprits == first.culprits
+    # A different command is a different oracle: nothing is reused.
+    other = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "--", sys.executable, str(judge_script), "extra-arg")
+    assert other.record["evaluations"] > 0
+    uncached = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "--no-cache", *cmd(judge_script))
+    assert uncached.record["evaluations"] == first.record["evaluations"]
+
+
+def test_parallel_multisection_finds_the_same_culprit_in_fewer_rounds(make_history, kit, vtbisect, judge_script):
+    repo = make_history()
+    kit.linear_history(repo, 40, {29: "a.txt"})
+    serial = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "--no-cache", *cmd(judge_script))
+    parallel = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "--no-cache", "-j", "3", *cmd(judge_script))
+    assert serial.culprits[0]["commit"] == parallel.culprits[0]["commit"] == repo.shas[30]
+    assert parallel.record["rounds"] < serial.record["rounds"]
+    assert parallel.record["rounds"] <= 1 + 3  # endpoints + ceil(log4 40)
+
+
+def test_pathspec_limits_candidates_to_commits_touching_the_paths(make_history, kit, vtbisect, judge_script):
+    repo = make_history()
+    kit.linear_history(repo, 20, {12: "a.txt"})
+    ran = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "--path", "a.txt", *cmd(judge_script))
+    assert ran.record["candidates"] == 2  # the culprit and BAD (always kept)
+    assert ran.culprits[0]["commit"] == repo.shas[13]
+
+
+def test_a_merge_culprit_is_opened_up_to_the_commit_on_the_merged_branch(make_history, kit, vtbisect, judge_script):
+    repo = make_history()
+    repo.commit({"a.txt": "ok\n", "b.txt": "ok\n"}, "base")
+    good = repo.shas[0]
+    repo.filler(2, "main")
+    kit.git(repo.path, "checkout", "-q", "-b", "topic")
+    repo.filler(2, "topic")
+    culprit = repo.commit({"a.txt": "bad\n"}, "topic: break a")
+    repo.filler(2, "topic")
+    kit.git(repo.path, "checkout", "-q", "main")
+    for i in range(3):
+        repo.filler(1, f"main-{i}")
+        side = kit.git(repo.path, "checkout", "-q", "-b", f"side{i}")
+        del side
+        repo.filler(1, f"side-{i}")
+        kit.git(repo.path, "checkout", "-q", "main")
+        kit.git(repo.path, "merge", "-q", "--no-ff", "-m", f"merge side{i}", f"side{i}")
+    kit.git(repo.path, "merge", "-q", "--no-ff", "-m", "merge topic", "topic")
+    repo.filler(2, "after")
+    ran = vtbisect(repo.path, f"{good}..HEAD", *cmd(judge_script))
+    assert ran.code == 1, ran.stderr
+    assert [c["commit"] for c in ran.culprits] == [culprit]
+    assert "merged by" in ran.culprits[0]["note"]
+    mainline = vtbisect(repo.path, f"{good}..HEAD", "--first-parent", *cmd(judge_script))
+    assert mainline.culprits[0]["subject"] == "merge topic"
+
+
+def test_evidence_folder_has_readme_logs_json_and_a_replayable_log(make_history, kit, vtbisect, judge_script, tmp_path):
+    repo = make_history()
+    kit.linear_history(repo, 20, {5: "a.txt", 15: "b.txt"})
+    evidence = tmp_path / "evidence"
+    ran = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "--all-culprits", "--evidence", str(evidence),
+                   *cmd(judge_script))
+    assert ran.code == 1
+    readme = (evidence / "README-bisect.md").read_text()
+    for culprit in ran.culprits:
+        assert culprit["commit"][:10] in readme and culprit["subject"] in readme
+        assert "proof: parent" in readme
+    assert "## Runner recipe" in readme and str(judge_script) in readme
+    assert re.search(r"a\.txt\s+\| 2 \+-", readme)  # diffstat of the first culprit
+    assert len(list((evidence / "steps").glob("*.log"))) == len(ran.record["steps"])
+    log = (evidence / "bisect-log.txt").read_text()
+    assert f"# first bad commit: [{repo.shas[6]}]" in log
+
+    # git bisect replay accepts the log in a clone and lands where we did.
+    clone = tmp_path / "clone"
+    kit.git(tmp_path, "clone", "-q", str(repo.path), str(clone))
+    replayed = kit.git(clone, "bisect", "replay", str(evidence / "bisect-log.txt"))
+    assert f"{repo.shas[6]} is the first bad commit" in replayed
+
+    replay = kit.run_vtbisect(repo.path, "replay", str(evidence / "bisect-log.txt"))
+    assert replay.code == 0, replay.stderr
+    assert replay.stderr.count("holds") == 3  # two culprits + "the record holds"
+
+
+def test_replay_says_when_a_record_no_longer_holds(make_history, kit, vtbisect, judge_script, tmp_path):
+    repo = make_history()
+    kit.linear_history(repo, 10, {4: "a.txt"})
+    evidence = tmp_path / "ev"
+    vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "--evidence", str(evidence), *cmd(judge_script))
+    judge_script.write_text("import sys; sys.exit(0)\n")  # the test changed: nothing is red any more
+    replay = kit.run_vtbisect(repo.path, "replay", str(evidence / "bisect-log.txt"))
+    assert replay.code == 1
+    assert "does not hold" in replay.stderr
