@@ -111,3 +111,137 @@ def test_reference_reads_fp8_weights_through_their_block_scales() -> None:
     assert np.array_equal(
         reference.forward_logits(config, quantized, ids), reference.forward_logits(config, plain, ids)
     )
+
+
+# ------------------------------------------------------------------------------------------------
+# the engine's f32 path against the yardstick
+
+TOLERANCE = 1e-4  # max abs logit error, and the reference margin below which a flip is a near tie
+
+
+def agreement(got: np.ndarray, want: np.ndarray, picked: list[int] | None = None) -> tuple[float, list[int], str]:
+    """Compare engine logits ``got`` with reference logits ``want`` ([T, vocab]). ``picked`` are the
+    tokens the engine chose (default: its argmax). Returns (max abs error, positions of hard flips,
+    a verdict for a person)."""
+    error = np.abs(got.astype(np.float64) - want)
+    worst = np.unravel_index(int(np.argmax(error)), error.shape)
+    top2 = np.sort(want, axis=-1)[:, -2:]
+    margins = top2[:, 1] - top2[:, 0]
+    picked = list(got.argmax(axis=-1)) if picked is None else picked
+    flips = [t for t in range(len(want)) if picked[t] != int(want[t].argmax())]
+    near = [t for t in flips if margins[t] < TOLERANCE]
+    hard = [t for t in flips if margins[t] >= TOLERANCE]
+    verdict = (
+        f"max abs logit error {error.max():.3g} at position {worst[0]} token {worst[1]} (tolerance {TOLERANCE}); "
+        f"argmax {len(want) - len(flips)}/{len(want)} ({len(near)} near-tie, {len(hard)} hard) "
+        f"- first hard flip {hard[0] if hard else 'none'}; smallest reference margin {margins.min():.3g}"
+    )
+    return float(error.max()), hard, verdict
+
+
+def f32_engine(model):
+    from vtengine.engine import Engine
+    from vtengine.knobs import Knobs
+
+    return Engine(model, Knobs(act_dtype="f32"))
+
+
+def test_f32_path_matches_the_float64_reference_on_vt_tiny_over_64_positions() -> None:
+    from vtengine.model import load_model
+
+    model = load_model("vt-tiny")
+    ids = np.random.default_rng(20261129).integers(0, model.config.vocab_size, 64).tolist()
+    got = f32_engine(model).forward_logits(ids)
+    want = reference.forward_logits(model.config, model.dequantized_tensors(), ids)
+    error, hard, verdict = agreement(got, want)
+    assert error <= TOLERANCE and not hard, verdict
+
+
+def test_f32_greedy_chain_on_vt_tiny_is_the_references_argmax_at_every_step() -> None:
+    # Incremental decode over the paged cache, 64 greedy steps; the reference then scores the
+    # whole chain in one recompute. Each chosen token must be the reference's argmax (near ties aside).
+    from vtengine.model import load_model
+    from vtengine.tokenizer import encode
+
+    model = load_model("vt-tiny")
+    prompt = encode("The reference engine")
+    generation = f32_engine(model).generate(prompt, 64)
+    chain = prompt + generation.tokens
+    want = reference.forward_logits(model.config, model.dequantized_tensors(), chain[:-1])[len(prompt) - 1 :]
+    error, hard, verdict = agreement(generation.logits, want, picked=generation.tokens)
+    assert error <= TOLERANCE and not hard, verdict
+    assert len(set(generation.tokens)) > 4, f"degenerate chain {generation.tokens}"  # a real test of argmax
+
+
+def test_a_checkpoint_saved_from_hand_built_tensors_runs_in_the_engine_like_the_reference(tmp_path: Path) -> None:
+    # The Hugging Face conventions end to end: names, [out, in] layouts, GQA grouping, RoPE halves,
+    # theta, eps and tying come from the files, and the engine must compute what the reference does
+    # on the very tensors that were written.
+    from vtengine.checkpoint import save_checkpoint
+    from vtengine.model import load_model
+
+    cases = {
+        "f32-gqa": (ModelConfig(name="a", vocab_size=200, d_model=64, n_layers=2, n_heads=8, n_kv_heads=2, d_ff=96),
+                    np.float32),
+        "bf16-tied-theta": (ModelConfig(name="b", vocab_size=150, d_model=48, n_layers=3, n_heads=3, n_kv_heads=1,
+                                        d_ff=80, rope_theta=500000.0, rms_norm_eps=1e-6, tie_word_embeddings=True),
+                            ml_dtypes.bfloat16),
+    }
+    ids = np.random.default_rng(3).integers(0, 150, 48).tolist()
+    for label, (config, dtype) in cases.items():
+        tensors = random_llama(config, seed=11, dtype=dtype)
+        save_checkpoint(tmp_path / label, config, tensors)
+        got = f32_engine(load_model(str(tmp_path / label))).forward_logits(ids)
+        want = reference.forward_logits(config, tensors, ids)
+        error, hard, verdict = agreement(got, want)
+        assert error <= TOLERANCE and not hard, f"{label}: {verdict}"
+
+
+def test_an_fp8_block_scaled_checkpoint_runs_in_the_engine_like_the_reference(tmp_path: Path) -> None:
+    from vtengine.checkpoint import save_checkpoint
+    from vtengine.model import load_model
+
+    config = ModelConfig(name="fp8", vocab_size=260, d_model=136, n_layers=1, n_heads=4, n_kv_heads=2, d_ff=144)
+    tensors = random_llama(config, seed=12)
+    rng = np.random.default_rng(13)
+    for name in [n for n, t in tensors.items() if t.ndim == 2]:
+        scales = rng.uniform(0.002, 0.004, fp8_scale_shape(tensors[name].shape)).astype(np.float32)
+        full = np.repeat(np.repeat(scales, 128, axis=0), 128, axis=1)[: tensors[name].shape[0], : tensors[name].shape[1]]
+        tensors[name] = np.clip(tensors[name] / full, -448, 448).astype(ml_dtypes.float8_e4m3fn)
+        tensors[name + "_scale_inv"] = scales
+    save_checkpoint(tmp_path / "fp8", config, tensors)
+    model = load_model(str(tmp_path / "fp8"))
+    ids = np.random.default_rng(4).integers(0, 260, 40).tolist()
+    got = f32_engine(model).forward_logits(ids)
+    # The engine holds fp8 weights as float32(code) * scale rounded to bf16 (its weight format); the
+    # reference is given exactly those values, so only the arithmetic is compared.
+    want = reference.forward_logits(config, model.dequantized_tensors(), ids)
+    error, hard, verdict = agreement(got, want)
+    assert error <= TOLERANCE and not hard, verdict
+
+
+def exported_logits_match_embedded(export_dir: Path, model, act_dtype: str) -> None:
+    from vtengine.engine import Engine
+    from vtengine.knobs import Knobs
+    from vtengine.model import load_model
+
+    ids = np.random.default_rng(5).integers(0, model.config.vocab_size, 32).tolist()
+    embedded = Engine(model, Knobs(act_dtype=act_dtype)).forward_logits(ids)
+    exported = Engine(load_model(str(export_dir)), Knobs(act_dtype=act_dtype)).forward_logits(ids)
+    differing = int((embedded != exported).sum())
+    assert differing == 0, f"act_dtype={act_dtype}: {differing} of {embedded.size} logits differ after export"
+
+
+def test_vt_tiny_saved_as_a_checkpoint_gives_bit_identical_logits_when_loaded_back(tmp_path: Path) -> None:
+    # The dequantized tensors are the exact float32 values the embedded model computes with, so a
+    # checkpoint of them must reproduce its logits to the bit, in the bf16 engine and the f32 path.
+    from vtengine.checkpoint import load_checkpoint, save_checkpoint
+    from vtengine.model import load_model
+
+    model = load_model("vt-tiny")
+    save_checkpoint(tmp_path / "vt-tiny-hf", model.config, model.dequantized_tensors())
+    config, tensors = load_checkpoint(tmp_path / "vt-tiny-hf")
+    assert replace(config, name=model.config.name) == model.config
+    assert all(t.dtype == np.float32 for t in tensors.values())
+    for act_dtype in ("bf16", "f32"):
+        exported_logits_match_embedded(tmp_path / "vt-tiny-hf", model, act_dtype)
