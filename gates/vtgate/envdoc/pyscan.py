@@ -12,9 +12,10 @@ Reads inside a configured wrapper's own body are the wrapper's business and are 
 from __future__ import annotations
 
 import ast
+import bisect
 import io
 import tokenize
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from vtgate.envdoc.model import (
     LITERAL_DEFAULT,
@@ -73,7 +74,7 @@ def scan_python_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = 
         result.error = f"does not parse: {error}"
         return result
     try:
-        _Scanner(tree, relpath, wrappers, result).run()
+        _Scanner(tree, relpath, wrappers, result).run(text, prefilter_words(wrappers))
     except RecursionError:
         result.error = "nested too deeply to scan"
         result.reads.clear()
@@ -82,7 +83,8 @@ def scan_python_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = 
 
 
 class _Scope:
-    """Names bound in one function (parameters and assignments), for constant resolution."""
+    """Names bound in one function (parameters and assignments), for constant resolution. Built
+    lazily: only functions that contain a read whose name or default needs resolving pay for it."""
 
     __slots__ = ("assigned", "bound")
 
@@ -147,24 +149,67 @@ class _Scanner:
         self.module_assigned: dict[str, list[ast.expr | None]] = {}
         self.module_bound: set[str] = set()
         self.module_defs: set[str] = set()
-        self.scopes: list[_Scope] = []
+        self.scope_nodes: list[ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda] = []
+        self.scope_cache: dict[int, _Scope] = {}
+        self.word_lines: list[int] = []
+        self.module_bindings_ready = False
         self.qualname: list[str] = []
         self.class_stack: list[bool] = []  # per qualname entry: is it a class?
         self.in_wrapper_body = 0
 
     # -- setup -------------------------------------------------------------------------------
-    def run(self) -> None:
+    def run(self, text: str, words: Sequence[str]) -> None:
         self._collect_imports()
-        self.module_assigned, self.module_bound = collect_bindings(self.tree.body)
+        wrapper_names = {spec.dotted[-1] for spec in self.wrappers}
+        aliases = {local for local, origin in self.imports.items() if origin and origin[-1] in wrapper_names}
+        self.word_lines = _word_lines(text, (*words, *self.environ_names, *self.getenv_names, *aliases))
         for statement in self.tree.body:
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 self.module_defs.add(statement.name)
         for statement in self.tree.body:
             self._visit(statement)
 
+    @property
+    def scopes(self) -> list[_Scope]:
+        scopes = []
+        for node in self.scope_nodes:
+            scope = self.scope_cache.get(id(node))
+            if scope is None:
+                scope = self.scope_cache[id(node)] = _Scope(node)
+            scopes.append(scope)
+        return scopes
+
+    def _module_bindings(self) -> None:
+        if not self.module_bindings_ready:
+            self.module_assigned, self.module_bound = collect_bindings(self.tree.body)
+            self.module_bindings_ready = True
+
+    def _has_word(self, node: ast.AST) -> bool:
+        """Does any line of this statement mention a pre-filter word? If not, nothing in it can be a
+        read, a wrapper call or a wrapper definition, and its subtree is not walked."""
+        start = getattr(node, "lineno", None)
+        if start is None:
+            return True
+        decorators = getattr(node, "decorator_list", None)
+        if decorators:
+            start = min(start, *(d.lineno for d in decorators))
+        end = getattr(node, "end_lineno", None) or start
+        index = bisect.bisect_left(self.word_lines, start)
+        return index < len(self.word_lines) and self.word_lines[index] <= end
+
+    def _statements(self) -> Iterator[ast.stmt]:
+        stack: list[ast.AST] = list(self.tree.body)
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.stmt):
+                yield node
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, (ast.stmt, ast.excepthandler)) or type(child).__name__ == "match_case":
+                    stack.append(child)
+
     def _collect_imports(self) -> None:
         package = self.module if self.relpath.endswith("__init__.py") else self.module[:-1]
-        for node in ast.walk(self.tree):
+        for node in self._statements():
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.name == "os" or alias.name.startswith("os."):
@@ -196,6 +241,8 @@ class _Scanner:
         stack: list[ast.AST] = [node]
         while stack:
             current = stack.pop()
+            if isinstance(current, ast.stmt) and not self._has_word(current):
+                continue
             if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._visit_function(current)
                 continue
@@ -203,11 +250,11 @@ class _Scanner:
                 self._visit_class(current)
                 continue
             if isinstance(current, ast.Lambda):
-                self.scopes.append(_Scope(current))
+                self.scope_nodes.append(current)
                 try:
                     self._visit(current.body)
                 finally:
-                    self.scopes.pop()
+                    self.scope_nodes.pop()
                 continue
             if isinstance(current, ast.Call):
                 self._on_call(current)
@@ -243,14 +290,14 @@ class _Scanner:
         matched = [spec for spec in self.wrappers if spec.matches(qualified)]
         for spec in matched:
             self.result.wrapper_defs.append(self._wrapper_def(spec, node, is_method))
-        self.scopes.append(_Scope(node))
+        self.scope_nodes.append(node)
         self.in_wrapper_body += bool(matched)
         try:
             for statement in node.body:
                 self._visit(statement)
         finally:
             self.in_wrapper_body -= bool(matched)
-            self.scopes.pop()
+            self.scope_nodes.pop()
             self.qualname.pop()
             self.class_stack.pop()
 
@@ -442,6 +489,7 @@ class _Scanner:
                     resolved = self.resolve(values[0], depth + 1)
                     return Expr(resolved.static, resolved.prefix, resolved.is_none, node.id)
                 return Expr(static=None, source=node.id)
+        self._module_bindings()
         values = self.module_assigned.get(node.id, [])
         if len(values) == 1 and values[0] is not None and node.id not in self.module_bound:
             resolved = self.resolve(values[0], depth + 1)
@@ -468,6 +516,25 @@ class _Scanner:
             return Expr(static=None, prefix=text, source=_source(node))
         text = "".join(pieces)
         return Expr(static=text, prefix=text, source=_source(node))
+
+
+def _word_lines(text: str, words: Sequence[str]) -> list[int]:
+    """Sorted 1-based numbers of the lines on which any of ``words`` occurs."""
+    positions: list[int] = []
+    for word in words:
+        at = text.find(word)
+        while at >= 0:
+            positions.append(at)
+            at = text.find(word, at + 1)
+    positions.sort()
+    lines: list[int] = []
+    line, last = 1, 0
+    for position in positions:
+        line += text.count("\n", last, position)
+        last = position
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    return lines
 
 
 def make_read(name: Expr, default: Expr | None, relpath: str, line: int, form: str) -> EnvRead:
