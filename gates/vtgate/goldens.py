@@ -108,6 +108,10 @@ def provenance(root: Path, env: Mapping[str, str], reason: str, meta: Mapping[st
     }
     if meta:
         record["engine"] = {k: meta[k] for k in ("engine", "version", "model", "source_tree_hash") if k in meta}
+        if isinstance(meta.get("knobs"), Mapping):
+            record["knobs"] = dict(meta["knobs"])  # the knobs as the engine resolved them
+        if isinstance(meta.get("arms"), Mapping):
+            record["arms"] = dict(meta["arms"])
     return record
 
 

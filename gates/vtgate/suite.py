@@ -46,9 +46,14 @@ def _read_toml(path: Path) -> tuple[dict[str, Any], str]:
     try:
         return tomllib.loads(text), text
     except tomllib.TOMLDecodeError as error:
-        line = getattr(error, "lineno", None)
-        where = f"{path}:{line}" if line else str(path)
-        raise SuiteError(f"{where}: malformed TOML: {error}") from error
+        message = str(error)
+        found = re.search(r"\s*\(at line (\d+), column (\d+)\)$", message)
+        if found:
+            message = message[: found.start()]
+            where = f"{path}:{found.group(1)}:{found.group(2)}"
+        else:
+            where = str(path)
+        raise SuiteError(f"{where}: malformed TOML: {message}; fix the TOML syntax there") from error
 
 
 def find_project_file(start: Path) -> Path | None:

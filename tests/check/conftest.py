@@ -44,6 +44,16 @@ class Project:
         done = self.vtgate("check", "--json", "-", *args, env=env)
         return done, json.loads(done.stdout)
 
+    def bless(self, *names: str, reason: str = "first measurement") -> subprocess.CompletedProcess[str]:
+        done = self.vtgate("bless", *names, "--reason", reason)
+        assert done.returncode == 0, done.stderr
+        return done
+
+    def suite(self):  # -> Suite
+        from vtgate.suite import load_suite
+
+        return load_suite(self.root / "vtgate.toml")
+
     def golden(self, name: str, tier: str = "default") -> dict:
         return json.loads((self.root / "goldens" / tier / f"{name}.json").read_text())
 

@@ -12,7 +12,7 @@ from typing import Any
 from vtgate.errors import GateError
 from vtgate.records import Cases, GateSpec, ProbeRef, ProbeRequest, Verdict
 
-FINDINGS = ("undocumented", "stale", "default_mismatch", "dynamic", "incomplete")
+FINDINGS = ("undocumented", "stale", "default_mismatch", "dynamic", "incomplete", "allowlist")
 
 
 def observe() -> dict[str, Any]:

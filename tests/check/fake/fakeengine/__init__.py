@@ -58,7 +58,7 @@ def generate(prompt: str = "hi", tokens: int = 12) -> dict:
     _log()
     stream = _stream(prompt, tokens)
     budget = int(os.environ.get("FAKE_BUDGET", "0"))
-    misses = 4 if budget else tokens * 2
+    misses = (4 if budget else tokens * 2) + int(os.environ.get("FAKE_EXTRA_MISS", "0"))
     return {
         "tokens": stream,
         "margins": [NEAR_TIE_MARGIN if i % 5 == 3 else CLEAR_MARGIN for i in range(tokens)],

@@ -1,0 +1,145 @@
+"""A probe that crashes, hangs, prints non-JSON or a non-object, a missing or wrong-schema golden, and
+an anchor position beyond the stream: each makes its gate an **error** (exit 3), with the exact
+message and the probe's stderr tail, and none can make a gate green, not even a deliberate-red one."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+GEN = 'probe = "fakeengine:generate"\nargs = { prompt = "hello", tokens = 12 }\n'
+DELIBERATE = 'deliberate_red = { issue = "#7", reason = "red on purpose" }\n'
+
+
+def _gate(name: str, probe: str, extra: str = "") -> str:
+    return f'[[gate]]\nname = "{name}"\nkind = "band"\nprobe = {probe}\nbands = {{ n = [0, 5] }}\n{extra}\n'
+
+
+def _error_of(project, *args: str) -> tuple[int, dict]:
+    done, report = project.check_json(*args)
+    assert len(report["gates"]) == 1
+    return done.returncode, report["gates"][0]
+
+
+@pytest.mark.parametrize("deliberate", ["", DELIBERATE])
+def test_probe_printing_non_json_is_an_error(project, deliberate: str) -> None:
+    project.write_suite(_gate("talky", '{ cmd = ["python3", "-c", "print(\'hello there\')"] }', deliberate), header="")
+    code, gate = _error_of(project)
+    assert code == 3
+    assert gate["status"] == "error" and gate["error_kind"] == "probe"
+    assert gate["error"] == (
+        "probe cmd python3 -c print('hello there') printed non-JSON (Expecting value at line 1 column 1); "
+        "stdout starts: 'hello there' (stderr empty)"
+    )
+
+
+def test_probe_printing_a_list_is_an_error(project) -> None:
+    project.write_suite(_gate("list", '"fakeengine:not_an_object"'))
+    code, gate = _error_of(project)
+    assert code == 3
+    assert gate["error"] == ("probe fakeengine:not_an_object printed JSON list, not an object "
+                             "(an observation is a JSON object) (stderr empty)")
+
+
+def test_probe_exiting_non_zero_carries_the_stderr_tail(project) -> None:
+    project.write_suite(_gate("crash", '"fakeengine:crash"', DELIBERATE))
+    code, gate = _error_of(project)
+    assert code == 3
+    assert gate["status"] == "error" and gate["error_kind"] == "probe"
+    assert gate["error"].startswith("probe fakeengine:crash exited with status 1\n--- probe stderr (last lines) ---\n")
+    assert "loading weights..." in gate["error"]
+    assert gate["error"].endswith("RuntimeError: kernel exploded at layer 3")
+
+
+def test_cmd_probe_exiting_non_zero(project) -> None:
+    project.write_suite(_gate("exit4", '{ cmd = ["sh", "-c", "echo broken >&2; exit 4"] }'), header="")
+    code, gate = _error_of(project)
+    assert code == 3
+    assert gate["error"] == "probe cmd sh -c echo broken >&2; exit 4 exited with status 4\n--- probe stderr (last lines) ---\nbroken"
+
+
+def test_hanging_probe_is_killed_with_its_children_at_the_gate_timeout(project) -> None:
+    # the shell starts a grandchild sleeper; killing only the shell would leave it holding the pipe
+    project.write_suite(_gate("hang", '{ cmd = ["sh", "-c", "echo about to hang >&2; sleep 30 & wait"] }',
+                              "timeout = 1\n"), header="")
+    started = time.monotonic()
+    code, gate = _error_of(project)
+    assert time.monotonic() - started < 15
+    assert code == 3
+    assert gate["status"] == "error" and gate["error_kind"] == "timeout"
+    assert gate["error"] == ("probe cmd sh -c echo about to hang >&2; sleep 30 & wait timed out after 1 s and was "
+                             "killed (with its children)\n--- probe stderr (last lines) ---\nabout to hang")
+
+
+def test_hanging_callable_probe_times_out(project) -> None:
+    project.write_suite(_gate("hang", '"fakeengine:hang"', "timeout = 1\n"))
+    code, gate = _error_of(project)
+    assert code == 3 and gate["error_kind"] == "timeout"
+    assert gate["error"].endswith("about to hang")
+
+
+def test_probe_printing_to_stdout_itself_still_yields_its_observation(project) -> None:
+    project.write_suite('[[gate]]\nname = "noisy"\nkind = "band"\nprobe = "fakeengine:noisy"\n'
+                        'bands = { "tokens" = [0, 5] }\n')
+    code, gate = _error_of(project)
+    # the chatter went to stderr; the observation parsed; "tokens" is a list, not a number: red, not error
+    assert gate["status"] == "red" and code == 1
+    assert gate["summary"] == "0/1 in band — tokens missing from the observation (band [0, 5])"
+
+
+def test_missing_golden_names_the_bless_command(project) -> None:
+    project.write_suite('[[gate]]\nname = "strict"\nkind = "golden"\n' + GEN + DELIBERATE)
+    code, gate = _error_of(project)
+    assert code == 3
+    assert gate["status"] == "error" and gate["error_kind"] == "golden"
+    assert gate["error"] == ("goldens/default/strict.json is missing: run 'vtgate bless strict --reason \"...\"' "
+                             "to measure and pin it")
+
+
+def test_golden_with_another_schema_is_an_error(project) -> None:
+    project.write_suite('[[gate]]\nname = "strict"\nkind = "golden"\n' + GEN)
+    project.bless("strict")
+    path = project.root / "goldens" / "default" / "strict.json"
+    data = json.loads(path.read_text())
+    data["schema"] = 2
+    path.write_text(json.dumps(data))
+    code, gate = _error_of(project)
+    assert code == 3
+    assert gate["error_kind"] == "golden"
+    assert gate["error"] == ("goldens/default/strict.json has schema 2; this vtgate reads golden schema 1: re-bless it "
+                             "(vtgate bless strict --reason \"...\") or use the vtgate that wrote it")
+
+
+def test_golden_that_is_not_json_is_an_error(project) -> None:
+    project.write_suite('[[gate]]\nname = "strict"\nkind = "golden"\n' + GEN)
+    path = project.root / "goldens" / "default" / "strict.json"
+    path.parent.mkdir(parents=True)
+    path.write_text("{ oops")
+    code, gate = _error_of(project)
+    assert code == 3 and gate["error_kind"] == "golden"
+    assert gate["error"].startswith("goldens/default/strict.json is not valid JSON (")
+
+
+def test_anchor_position_beyond_the_stream_is_a_config_error(project) -> None:
+    project.write_suite('[[gate]]\nname = "bench"\nkind = "anchor"\npositions = [5]\n' + GEN)
+    project.bless("bench")
+    suite_path = project.root / "vtgate.toml"
+    suite_path.write_text(suite_path.read_text().replace("positions = [5]", "positions = [5, 80]"))
+    code, gate = _error_of(project)
+    assert code == 3
+    assert gate["status"] == "error" and gate["error_kind"] == "config"
+    assert gate["error"] == (f"{suite_path}:6: gate 'bench': anchor position 80 is beyond the stream "
+                             "(12 tokens, positions 0..11); fix 'positions' or generate more tokens")
+    refused = project.vtgate("bless", "bench", "--reason", "more anchors")
+    assert refused.returncode == 3
+    assert "anchor position 80 is beyond the stream" in refused.stderr.replace("\n", " ")
+
+
+def test_an_error_wins_over_red_in_the_exit_code(project) -> None:
+    project.write_suite(_gate("crash", '"fakeengine:crash"') + '[[gate]]\nname = "red"\nkind = "band"\n'
+                        'probe = "fakeengine:speculative"\nbands = { proposed = [0, 1] }\n')
+    done, report = project.check_json()
+    assert [g["status"] for g in report["gates"]] == ["error", "red"]
+    assert done.returncode == 3 and report["ok"] is False

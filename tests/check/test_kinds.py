@@ -1,0 +1,140 @@
+"""Each gate kind goes green on a pinned behaviour and red, with a verdict in its own terms, when the
+fake engine's behaviour really changes (an env knob switching its arm, as a mutation would set it)."""
+
+from __future__ import annotations
+
+from vtgate.runner import run_check
+
+GEN = 'probe = "fakeengine:generate"\nargs = { prompt = "hello", tokens = 12 }\n'
+
+
+def _one(project, extra_env=None, name=None):
+    report = run_check(project.suite(), extra_env=extra_env)
+    return report.gate(name) if name else report.gates[0]
+
+
+def test_strict_golden_green_then_red_with_first_divergence(project) -> None:
+    project.write_suite('[[gate]]\nname = "strict"\nkind = "golden"\n' + GEN)
+    project.bless("strict")
+    assert _one(project).summary == "12/12 exact"
+    assert _one(project).status == "green"
+    red = _one(project, {"FAKE_FLIP": "6"})
+    assert red.status == "red"
+    golden = project.golden("strict")["value"]["tokens"]
+    assert red.summary == f"11/12 exact — first divergence at position 6: token {golden[6]} -> {(golden[6] + 1) % 97}, golden margin 0.5"
+    assert red.verdict.cases.failed_ids == ("pos-6",)
+
+
+def test_floor_golden_tolerates_down_to_min_exact(project) -> None:
+    project.write_suite('[[gate]]\nname = "floor"\nkind = "golden"\nmode = "floor"\nmin_exact = 10\n' + GEN)
+    project.bless("floor")
+    assert _one(project, {"FAKE_FLIP": "3,6"}).status == "green"
+    red = _one(project, {"FAKE_FLIP": "3,6,9"})
+    assert red.status == "red"
+    assert red.summary.startswith("9/12 exact (floor 10) — first divergence at position 3")
+
+
+def test_teacher_forced_counts_near_tie_and_hard_flips(project) -> None:
+    project.write_suite(
+        '[[gate]]\nname = "tf"\nkind = "golden"\nmode = "teacher-forced"\nnear_tie_eps = 0.05\n'
+        "max_near_tie_flips = 1\nmax_hard_flips = 0\n" + GEN
+    )
+    project.bless("tf")
+    near = _one(project, {"FAKE_FLIP": "3"})  # the fake engine's margin at position 3 is 0.01
+    assert near.status == "green"
+    assert near.summary == "11/12 (1 near-tie, 0 hard) — first hard flip none; worst near-tie margin 0.01 at position 3"
+    hard = _one(project, {"FAKE_FLIP": "3,6"})
+    golden = project.golden("tf")["value"]["tokens"]
+    assert hard.status == "red"
+    assert hard.summary == (
+        f"10/12 (1 near-tie, 1 hard) — first hard flip position 6: token {golden[6]} -> {(golden[6] + 1) % 97}, "
+        "golden margin 0.5; worst near-tie margin 0.01 at position 3 [allowed: 1 near-tie, 0 hard]"
+    )
+    two_near = _one(project, {"FAKE_FLIP": "3,8"})
+    assert two_near.status == "red" and two_near.summary.startswith("10/12 (2 near-tie, 0 hard)")
+
+
+def test_anchor_green_then_red_naming_the_moved_anchor(project) -> None:
+    project.write_suite('[[gate]]\nname = "bench"\nkind = "anchor"\npositions = [2, 5, 11]\n' + GEN)
+    project.bless("bench")
+    pin = project.golden("bench")["value"]
+    green = _one(project)
+    assert green.status == "green"
+    assert green.summary == f"anchor {pin['anchor']}, stream 12 tokens {pin['digest'][:12]}… identical; 3/3 anchor tokens hold"
+    red = _one(project, {"FAKE_FLIP": "5"})
+    assert red.status == "red"
+    assert red.summary.startswith(f"anchor {pin['anchor']} -> ")
+    assert f"first divergence at position 5: token {pin['tokens'][5]} -> {(pin['tokens'][5] + 1) % 97}" in red.summary
+    assert red.summary.endswith(f"anchor token at position 5: {pin['anchors']['5']} -> {(pin['anchors']['5'] + 1) % 97} (2/3 anchor tokens hold)")
+
+
+def test_band_tolerates_inside_and_goes_red_outside(project) -> None:
+    project.write_suite('[[gate]]\nname = "spec"\nkind = "band"\nprobe = "fakeengine:speculative"\n'
+                        'bands = { proposed = [50, 60], "counters.accepted" = [45, 60] }\n')
+    inside = _one(project, {"FAKE_DRAFT_EXTRA": "1"})  # +1 stays inside the band: tolerant by design
+    assert inside.status == "green"
+    assert inside.summary == "2/2 in band: proposed 60 in [50, 60]; accepted 53 in [45, 60]"
+    outside = _one(project, {"FAKE_DRAFT_EXTRA": "5"})
+    assert outside.status == "red"
+    assert outside.summary == "1/2 in band — proposed 64 outside [50, 60] (above hi by 4)"
+
+
+def test_bitident_lists_failing_cases(project) -> None:
+    project.write_suite(
+        '[[gate]]\nname = "dispatch"\nkind = "bitident"\nprobe = "fakeengine:cases"\n'
+        'configs = { dispatch = { args = { impl = "dispatch" } }, scalar = { args = { impl = "scalar" } } }\n'
+    )
+    green = _one(project)
+    assert green.summary == "12/12 identical (dispatch vs scalar)"
+    red = _one(project, {"FAKE_FMA": "1"})
+    assert red.status == "red"
+    assert red.summary.startswith("8/12 identical (dispatch vs scalar) — 4 differ, first case-0: ")
+    assert red.verdict.cases.failed_ids == ("case-0", "case-3", "case-6", "case-9")
+
+
+def test_bitident_between_two_env_configurations(project) -> None:
+    project.write_suite(
+        '[[gate]]\nname = "arms"\nkind = "bitident"\nprobe = "fakeengine:generate"\nfield = "tokens"\n'
+        'configs = { default = {}, flipped = { env = { FAKE_FLIP = "4" } } }\n'
+    )
+    red = _one(project)
+    assert red.status == "red"
+    assert red.summary.startswith("11/12 identical (default vs flipped) — 1 differ, first pos-4: ")
+
+
+def test_invariance_names_the_knob_value_that_differs(project) -> None:
+    project.write_suite(
+        '[[gate]]\nname = "inv"\nkind = "invariance"\n' + GEN
+        + 'invariant_over = { FAKE_BUDGET = ["0", "1", "64"], FAKE_THREADS = ["1", "2"] }\n'
+    )
+    green = _one(project)
+    assert green.summary == ("5/5 runs identical to baseline on tokens, margins, digests "
+                             "(FAKE_BUDGET=0,1,64; FAKE_THREADS=1,2)")
+    red = _one(project, {"FAKE_LEAK": "FAKE_THREADS"})
+    assert red.status == "red"
+    assert red.summary.startswith("4/5 runs identical to baseline — FAKE_THREADS=2 differs from baseline: "
+                                  "tokens first differ at position 2")
+    assert red.verdict.cases.failed_ids == ("FAKE_THREADS=2",)
+
+
+def test_counters_per_budget_exact(project) -> None:
+    project.write_suite('[[gate]]\nname = "cache"\nkind = "counters"\ncounters = ["misses", "evictions"]\n'
+                        + GEN + 'over = { FAKE_BUDGET = ["0", "1"] }\n')
+    project.bless("cache")
+    assert project.golden("cache")["value"] == {
+        "FAKE_BUDGET=0": {"misses": 24, "evictions": 1}, "FAKE_BUDGET=1": {"misses": 4, "evictions": 0},
+    }
+    assert _one(project).summary == ("4/4 counters exact (FAKE_BUDGET=0: misses 24, evictions 1; "
+                                     "FAKE_BUDGET=1: misses 4, evictions 0)")
+    red = _one(project, {"FAKE_EXTRA_MISS": "1"})
+    assert red.status == "red"
+    assert red.summary == "2/4 counters exact — FAKE_BUDGET=0/misses 24 -> 25 (+1); FAKE_BUDGET=1/misses 4 -> 5 (+1)"
+
+
+def test_cmd_probe_is_a_first_class_probe(project) -> None:
+    script = project.root / "probe.py"
+    script.write_text('import json, os\nprint(json.dumps({"counters": {"n": int(os.environ.get("N", "3"))}}))\n')
+    project.write_suite('[[gate]]\nname = "cmd"\nkind = "band"\nprobe = { cmd = ["python3", "probe.py"] }\n'
+                        "bands = { n = [0, 5] }\n", header="")
+    assert _one(project).status == "green"
+    assert _one(project, {"N": "9"}).summary == "0/1 in band — n 9 outside [0, 5] (above hi by 4)"
