@@ -101,14 +101,14 @@ def render(report: EnvdocReport) -> None:
         table = Table(show_edge=False, pad_edge=False, header_style="bold")
         table.add_column("finding")
         table.add_column("name")
-        table.add_column("where", overflow="fold")
+        table.add_column("where", no_wrap=True)
         table.add_column("what to do", overflow="fold")
         for finding in report.findings:
             table.add_row(
                 KIND_LABEL.get(finding.kind, finding.kind),
                 finding.name or "-",
                 finding.where,
-                finding.message,
+                finding.hint or finding.message,
             )
         console.print(table)
     if report.unverifiable:

@@ -26,7 +26,9 @@ class Finding:
     name: str
     file: str
     line: int | None
-    message: str
+    message: str  # the whole story, with the fix
+    hint: str = ""  # a few words for the terminal table
+
 
     @property
     def where(self) -> str:
@@ -148,6 +150,7 @@ def compare(
                     scan.file,
                     scan.error_line,
                     f"{scan.file} {scan.error}; it was skipped, so the run is incomplete",
+                    scan.error,
                 )
             )
     report.files_scanned = len(scans)
@@ -187,6 +190,7 @@ def compare(
                     read.line,
                     f"{name} is read here ({read.form}) but has no row in {doc_display}: add "
                     f"| {name} | {_default_cell(read)} | <effect> | <yes/no> |",
+                    f"add a row (default {_default_cell(read)})",
                 )
             )
 
@@ -219,6 +223,7 @@ def compare(
                 f"env var name is computed at run time ({read.form}, known prefix {read.prefix!r}); document the "
                 f"family as a row | {shown} | ... | in {doc_display}, add an allowlist entry with a reason, or "
                 f"write the name as a literal",
+                f"document {shown} or allowlist it",
             )
         )
 
@@ -238,6 +243,7 @@ def compare(
                 row.line,
                 f"{row.name} is documented here but no scanned source reads {what}: delete the row, or add the "
                 f"folder that reads it to the sources",
+                "read nowhere: delete the row",
             )
         )
 
@@ -253,6 +259,7 @@ def compare(
                     None,
                     f"allowlist entry {entry.name} in {origin} also has a row in {doc_display} ({', '.join(documented)}): "
                     f"a knob is either documented or allowlisted; remove one",
+                    "documented and allowlisted: remove one",
                 )
             )
         elif entry.name not in used_allow:
@@ -263,6 +270,7 @@ def compare(
                     origin,
                     None,
                     f"allowlist entry {entry.name} in {origin} matches no read in the scanned sources: remove it",
+                    "matches no read: remove it",
                 )
             )
 
@@ -304,5 +312,6 @@ def _check_default(
             read.line,
             f"{name} defaults to {code!r} here but {doc_display}:{row.line} says {row.default or '(empty)'!r}: "
             f"make the code and the row agree",
+            f"code {code!r}, doc {row.default or '(empty)'!r} (line {row.line})",
         )
     )
