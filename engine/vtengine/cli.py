@@ -5,7 +5,10 @@ Human output goes to stderr through rich (NO_COLOR honoured); ``--json PATH|-`` 
 
 from __future__ import annotations
 
+import json
 import sys
+from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -41,11 +44,206 @@ def _root(
     """vtengine: the reference engine."""
 
 
+class UsageError(Exception):
+    """Bad input from the command line: printed plainly, exit 2."""
+
+
+def _write_json(target: str | None, payload: dict[str, Any]) -> None:
+    if target is None:
+        return
+    text = json.dumps(payload, indent=2, sort_keys=False) + "\n"
+    if target == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        Path(target).write_text(text)
+    except OSError as error:
+        raise UsageError(f"cannot write --json {target}: {error.strerror}") from None
+
+
+def _knobs() -> Any:
+    from vtengine.knobs import KnobError, Knobs
+
+    try:
+        return Knobs.from_env()
+    except KnobError as error:
+        raise UsageError(str(error)) from None
+
+
+def _load(model: str, knobs: Any) -> Any:
+    from vtengine.model import ModelError, load_model
+
+    try:
+        return load_model(model, knobs.cache_path)
+    except (ModelError, OSError) as error:
+        raise UsageError(f"cannot load model {model!r}: {error}") from None
+    except ValueError as error:  # checkpoint errors are ValueErrors that name the tensor or key
+        raise UsageError(f"cannot load model {model!r}: {error}") from None
+
+
+def _positive(name: str, value: int) -> int:
+    if value < 1:
+        raise UsageError(f"{name} must be >= 1, got {value}")
+    return value
+
+
+@app.command()
+def generate(
+    prompt: str = typer.Option(..., "--prompt", help="Prompt text (byte-level tokens)."),
+    tokens: int = typer.Option(32, "--tokens", help="Number of tokens to generate greedily."),
+    model: str = typer.Option("vt-tiny", "--model", help="vt-tiny or a Llama checkpoint directory."),
+    json_path: str | None = typer.Option(None, "--json", help="Write the observation JSON to PATH, or - for stdout."),
+) -> int:
+    """Greedy generation; the observation has tokens, margins, digests, counters and meta."""
+    from vtengine import probes
+
+    _positive("--tokens", tokens)
+    knobs = _knobs()
+    _load(model, knobs)
+    observation = probes.generate(prompt, tokens, model)
+    console.print(f"[bold]{prompt}[/]{observation['text']}")
+    console.print(
+        f"{tokens} tokens · anchor {observation['metrics']['anchor']} · arms {observation['meta']['arms']}"
+    )
+    _write_json(json_path, observation)
+    return ExitCode.OK
+
+
+@app.command()
+def score(
+    prompt: str = typer.Option(..., "--prompt", help="Prompt text."),
+    reference: str = typer.Option(..., "--reference", help="Reference continuation to teacher-force."),
+    model: str = typer.Option("vt-tiny", "--model", help="vt-tiny or a Llama checkpoint directory."),
+    eps: float = typer.Option(0.05, "--eps", help="Margins below eps count as near ties."),
+    json_path: str | None = typer.Option(None, "--json", help="Write the observation JSON to PATH, or - for stdout."),
+) -> int:
+    """Teacher-forced scoring: argmax and top-1/top-2 margin at every position."""
+    from vtengine import probes, tokenizer
+
+    knobs = _knobs()
+    _load(model, knobs)
+    observation = probes.teacher_forced(prompt, reference, None, model)
+    ids = tokenizer.encode(prompt) + tokenizer.encode(reference, bos=False)
+    predicted = observation["tokens"][:-1]
+    agree = sum(int(p == t) for p, t in zip(predicted, ids[1:], strict=True))
+    near = sum(1 for m in observation["margins"] if m < eps)
+    console.print(f"{agree}/{len(predicted)} positions predict the next token; {near} margins below {eps}")
+    _write_json(json_path, observation)
+    return ExitCode.OK
+
+
+@app.command()
+def bench(
+    prompt_tokens: int = typer.Option(16, "--prompt-tokens", help="Prompt length in tokens."),
+    tokens: int = typer.Option(128, "--tokens", help="Greedy tokens to decode."),
+    runs: int = typer.Option(3, "--runs", help="Timed runs (the median is reported)."),
+    model: str = typer.Option("vt-tiny", "--model", help="vt-tiny or a Llama checkpoint directory."),
+    json_path: str | None = typer.Option(None, "--json", help="Write results JSON to PATH, or - for stdout."),
+) -> int:
+    """Prefill and decode tokens/s under the current knobs, with a stage profile."""
+    import dataclasses
+    import statistics
+
+    from rich.table import Table
+
+    from vtengine.engine import Engine
+    from vtengine.profiler import Profiler, clock
+
+    _positive("--prompt-tokens", prompt_tokens)
+    _positive("--tokens", tokens)
+    _positive("--runs", runs)
+    knobs = _knobs()
+    weights = _load(model, knobs)
+    ids = [(7 * i + 3) % 256 for i in range(prompt_tokens)]
+    prefill, decode = [], []
+    engine = Engine(weights, dataclasses.replace(knobs, profile=False))
+    engine.generate(ids, 2)  # warm the dequant cache
+    for _ in range(runs):
+        seq = engine.kv.new_sequence()
+        t0 = clock()
+        logits = engine.forward([seq], [ids])[0]
+        t1 = clock()
+        for _ in range(tokens - 1):
+            logits = engine.forward([seq], [[int(logits[-1].argmax())]])[0]
+        t2 = clock()
+        engine.kv.release(seq)
+        prefill.append(prompt_tokens / (t1 - t0))
+        decode.append((tokens - 1) / (t2 - t1))
+    profiled = Engine(weights, dataclasses.replace(knobs, profile=True))
+    profiled.generate(ids, tokens)
+    prof: Profiler = profiled.prof  # type: ignore[assignment]
+    result = {
+        "schema": 1,
+        "prompt_tokens": prompt_tokens,
+        "tokens": tokens,
+        "runs": runs,
+        "prefill_tok_s": statistics.median(prefill),
+        "decode_tok_s": statistics.median(decode),
+        "arms": engine.arms,
+        "knobs": knobs.as_env(),
+        "profile": prof.table(),
+    }
+    console.print(
+        f"prefill {result['prefill_tok_s']:.0f} tok/s · decode {result['decode_tok_s']:.0f} tok/s "
+        f"(median of {runs}) · arms {engine.arms}"
+    )
+    table = Table("phase", "stage", "seconds", "calls", "share")
+    for row in result["profile"]:
+        table.add_row(row["phase"], row["stage"], f"{row['seconds']:.4f}", str(row["calls"]), f"{row['share']:.1%}")
+    console.print(table)
+    _write_json(json_path, result)
+    return ExitCode.OK
+
+
+@app.command()
+def arms(
+    json_path: str | None = typer.Option(None, "--json", help="Write the registry JSON to PATH, or - for stdout."),
+) -> int:
+    """The arm registry and what the current environment selects."""
+    import dataclasses
+
+    from rich.table import Table
+
+    from vtengine.arms import ARMS, select_arms
+
+    knobs = _knobs()
+    selected = select_arms(knobs)
+    table = Table("kernel", "arm", "knob", "default", "bit-exact", "selected")
+    for a in ARMS:
+        table.add_row(a.kernel, a.name, a.knob or "-", "yes" if a.default else "", "yes" if a.bit_exact_with_default else "no",
+                      "<-" if selected[a.kernel] == a.name else "")
+    console.print(table)
+    _write_json(json_path, {"schema": 1, "arms": [dataclasses.asdict(a) for a in ARMS], "selected": selected,
+                            "knobs": knobs.as_env()})
+    return ExitCode.OK
+
+
+@app.command()
+def export(
+    model: str = typer.Argument(..., help="The model to export (vt-tiny)."),
+    directory: Path = typer.Argument(..., help="Output checkpoint directory."),
+) -> int:
+    """Write a model as a Llama-format checkpoint (config.json + model.safetensors, dequantized float32)."""
+    from vtengine.checkpoint import save_checkpoint
+
+    knobs = _knobs()
+    weights = _load(model, knobs)
+    try:
+        save_checkpoint(directory, weights.config, weights.dequantized_tensors())
+    except (OSError, ValueError) as error:
+        raise UsageError(f"cannot export to {directory}: {error}") from None
+    console.print(f"wrote {model} to {directory}")
+    return ExitCode.OK
+
+
 def main(argv: list[str] | None = None) -> None:
     try:
         result = app(args=argv, standalone_mode=False, prog_name="vtengine")
     except typer.Exit as stop:
         sys.exit(stop.exit_code)
+    except UsageError as error:
+        console.print(f"[bold red]error[/]: {error}")
+        sys.exit(ExitCode.USAGE)
     except (typer.Abort, KeyboardInterrupt):
         console.print("interrupted")
         sys.exit(130)

@@ -42,7 +42,10 @@ GEMV_ARMS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
 
 
 class Linear:
-    """Runs one GEMV arm, optionally splitting output columns across a thread pool."""
+    """Runs one GEMV arm on row chunks (bounded temporary memory) and, with a pool, splits output
+    columns across threads. Neither changes any output element's arithmetic."""
+
+    MAX_PRODUCT_ELEMENTS = 1 << 21  # rows per chunk so the [M, K, N] product stays <= 8 MB
 
     def __init__(self, arm: str, pool: ThreadPoolExecutor | None, threads: int) -> None:
         self.kernel = GEMV_ARMS[arm]
@@ -52,8 +55,15 @@ class Linear:
 
     def __call__(self, x: np.ndarray, w_t: np.ndarray) -> np.ndarray:
         assert w_t.flags.c_contiguous and x.shape[1] == w_t.shape[0], "weights must be [K, N], C-contiguous"
+        m, (k, n) = x.shape[0], w_t.shape
+        rows = max(1, self.MAX_PRODUCT_ELEMENTS // (k * n))
+        if self.arm == "blas" or m <= rows:
+            return self._columns(x, w_t)
+        return np.concatenate([self._columns(x[i : i + rows], w_t) for i in range(0, m, rows)])
+
+    def _columns(self, x: np.ndarray, w_t: np.ndarray) -> np.ndarray:
         n = w_t.shape[1]
-        if self.pool is None or self.arm == "blas" or n < 2 * self.threads * 2:
+        if self.pool is None or self.arm == "blas" or n < 4 * self.threads:
             return self.kernel(x, w_t)
         # split columns into `threads` chunks of >= 2 columns; each column is computed exactly as
         # it would be alone (NumPy releases the GIL inside the ufunc loops)
@@ -63,7 +73,7 @@ class Linear:
         def run(lo: int, hi: int) -> None:
             out[:, lo:hi] = self.kernel(x, w_t[:, lo:hi])  # the product is a fresh C array
 
-        futures = [self.pool.submit(run, int(lo), int(hi)) for lo, hi in zip(bounds[:-1], bounds[1:], strict=False)]
+        futures = [self.pool.submit(run, int(lo), int(hi)) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
         for future in futures:
             future.result()
         return out

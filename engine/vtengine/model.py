@@ -286,9 +286,14 @@ def _from_stored(config: ModelConfig, arrays: dict[str, np.ndarray]) -> Model:
 
 
 def load_model(name_or_dir: str = "vt-tiny", cache_dir: Path | None = None, quantize: bool = False) -> Model:
-    """``vt-tiny`` (embedded, generated from its seed) or a Llama-format checkpoint directory
-    (config.json + model.safetensors), read by :mod:`vtengine.checkpoint`."""
+    """``vt-tiny`` (embedded, generated from its seed; cached under ``cache_dir``, default the
+    ``VT_CACHE_DIR`` knob) or a Llama-format checkpoint directory (config.json + model.safetensors),
+    read by :mod:`vtengine.checkpoint`; ``quantize=True`` turns its float weights into fp8 blocks."""
     if name_or_dir in EMBEDDED:
+        if cache_dir is None:
+            from vtengine.knobs import Knobs
+
+            cache_dir = Knobs.from_env().cache_path
         return embedded_model(name_or_dir, cache_dir)
     path = Path(name_or_dir)
     if not path.is_dir():

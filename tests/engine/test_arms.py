@@ -1,0 +1,148 @@
+"""The arm registry and the arms themselves: the dtype dispatch equals the scalar reference body in
+the default arm for every case; each opt-in arm differs from the default in bits somewhere."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from vtengine import arms, probes
+from vtengine.attention import attend_default, attend_scalar, gather_kv, paged_attention
+from vtengine.engine import Engine
+from vtengine.gemv import gemv_bf16_dot, gemv_blas, gemv_default
+from vtengine.knobs import Knobs
+from vtengine.model import Model
+from vtengine.numerics import round_bf16
+
+
+def test_registry_has_one_default_per_kernel_and_a_knob_per_opt_in_arm() -> None:
+    for kernel in arms.KERNELS:
+        entries = [a for a in arms.ARMS if a.kernel == kernel]
+        assert [a.name for a in entries if a.default] == ["default"]
+        for a in entries:
+            assert (a.knob is None) == a.default
+            assert a.bit_exact_with_default == a.default
+    assert {a.knob for a in arms.ARMS if a.knob} == {
+        "VT_CPU_PAGED_ATTN_SCALAR_FMA",
+        "VT_CPU_PAGED_ATTN_BFDOT",
+        "VT_CPU_GEMV_BF16_DOT",
+        "VT_CPU_GEMV_BLAS",
+    }
+
+
+@pytest.mark.parametrize(
+    "knobs,expected",
+    [
+        (Knobs(), {"paged_attention": "default", "gemv": "default"}),
+        (Knobs(paged_attn_scalar_fma=True), {"paged_attention": "scalar_fma", "gemv": "default"}),
+        (Knobs(paged_attn_bfdot=True, gemv_bf16_dot=True), {"paged_attention": "bfdot", "gemv": "bf16_dot"}),
+        (Knobs(paged_attn_scalar_fma=True, paged_attn_bfdot=True, gemv_blas=True, gemv_bf16_dot=True),
+         {"paged_attention": "scalar_fma", "gemv": "blas"}),
+    ],
+)
+def test_select_arms_follows_the_knobs_and_precedence(knobs: Knobs, expected: dict[str, str]) -> None:
+    assert arms.select_arms(knobs) == expected
+
+
+@pytest.fixture(scope="module")
+def scalar_cases() -> dict[str, str]:
+    return probes.attention_cases("scalar")["cases"]
+
+
+def dispatch_cases(arm: str) -> dict[str, str]:
+    out = {}
+    for case in probes.attention_case_ids():
+        q, k_cache, v_cache, table, ctx, scale = probes.attention_case_inputs(case)
+        out[case] = probes.digest_array(paged_attention(q, k_cache, v_cache, table, ctx, scale, arm))
+    return out
+
+
+def test_default_dispatch_is_bit_identical_to_the_scalar_body_for_every_case(scalar_cases) -> None:
+    default = dispatch_cases("default")
+    assert len(default) == len(scalar_cases) >= 100
+    mismatched = [c for c in default if default[c] != scalar_cases[c]]
+    assert mismatched == []
+
+
+def test_fma_arm_differs_from_the_scalar_body_in_bits(scalar_cases) -> None:
+    fma = dispatch_cases("scalar_fma")
+    differing = [c for c in fma if fma[c] != scalar_cases[c]]
+    assert len(differing) >= 10
+
+
+def test_bfdot_arm_differs_only_on_bf16_bf16_cases(scalar_cases) -> None:
+    bfdot = dispatch_cases("bfdot")
+    differing = [c for c in bfdot if bfdot[c] != scalar_cases[c]]
+    assert differing, "the bf16 pair-dot must change some q=bf16 kv=bf16 case"
+    assert all(c.startswith("q=bf16,kv=bf16,") for c in differing)
+
+
+def test_fma_output_stays_close_to_the_default() -> None:
+    rng = np.random.default_rng(5)
+    q = rng.standard_normal((8, 32)).astype(np.float32)
+    k = rng.standard_normal((2, 32, 40)).astype(np.float32)
+    v = rng.standard_normal((2, 40, 32)).astype(np.float32)
+    scale = np.float32(32**-0.5)
+    a = attend_default(q, k, v, 40, scale)
+    from vtengine.attention import attend_fma
+
+    b = attend_fma(q, k, v, 40, scale)
+    assert not np.array_equal(a, b)
+    np.testing.assert_allclose(a, b, rtol=0, atol=1e-5)  # assert_close is happy; the bits are not
+
+
+def test_gather_follows_the_block_table() -> None:
+    n_kv, hd, bs = 1, 2, 2
+    k_cache = np.arange(n_kv * hd * 4 * bs, dtype=np.float32).reshape(n_kv, hd, 4, bs)
+    v_cache = np.zeros((n_kv, 4, bs, hd), np.float32)
+    k, _ = gather_kv(k_cache, v_cache, np.array([3, 0]), 3)
+    assert np.array_equal(k[0, 0], [k_cache[0, 0, 3, 0], k_cache[0, 0, 3, 1], k_cache[0, 0, 0, 0], k_cache[0, 0, 0, 1]])
+
+
+def test_scalar_body_agrees_with_default_on_gqa_groups() -> None:
+    rng = np.random.default_rng(6)
+    q = rng.standard_normal((4, 8)).astype(np.float32)
+    k = rng.standard_normal((2, 8, 6)).astype(np.float32)
+    v = rng.standard_normal((2, 5, 8)).astype(np.float32)
+    scale = np.float32(0.25)
+    assert np.array_equal(attend_default(q, k, v, 5, scale), attend_scalar(q, k, v, 5, scale))
+
+
+def gemv_inputs(m: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(7)
+    x = round_bf16(rng.standard_normal((m, 256)).astype(np.float32))
+    w = round_bf16(rng.standard_normal((256, 96)).astype(np.float32) * 10.0 ** rng.integers(-3, 3, (256, 1)))
+    return x, w
+
+
+def test_gemv_default_accumulates_sequentially_along_k() -> None:
+    x, w = gemv_inputs(2)
+    got = gemv_default(x, w)
+    for row in range(2):
+        for col in (0, 17, 95):
+            acc = np.float32(0.0)
+            for kk in range(256):
+                acc = np.float32(acc + np.float32(x[row, kk] * w[kk, col]))
+            assert got[row, col] == acc
+
+
+@pytest.mark.parametrize("arm", [gemv_bf16_dot, gemv_blas])
+def test_opt_in_gemv_arms_differ_from_default_in_bits_but_not_in_value(arm) -> None:
+    x, w = gemv_inputs(4)
+    a, b = gemv_default(x, w), arm(x, w)
+    assert not np.array_equal(a, b)
+    np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-3)
+
+
+def test_gemv_default_is_batch_invariant() -> None:
+    x, w = gemv_inputs(5)
+    batched = gemv_default(x, w)
+    assert all(np.array_equal(gemv_default(x[i : i + 1], w)[0], batched[i]) for i in range(5))
+
+
+@pytest.mark.parametrize("knobs", [Knobs(paged_attn_scalar_fma=True), Knobs(gemv_bf16_dot=True)])
+def test_opt_in_arms_change_engine_logits(tiny: Model, knobs: Knobs) -> None:
+    ids = np.random.default_rng(0).integers(0, 256, 40).tolist()
+    a = Engine(tiny, Knobs()).forward_logits(ids)
+    b = Engine(tiny, knobs).forward_logits(ids)
+    assert not np.array_equal(a, b)
+    assert np.abs(a - b).max() < 0.2

@@ -1,0 +1,81 @@
+"""The default arm's invariances, each against the same baseline logits: thread count, dequant
+budget and policy, KV block size, incremental decode vs full recompute, alone vs in a batch. And the
+BLAS arm, which must break batch invariance (else the invariance tests could not tell)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from vtengine import tokenizer
+from vtengine.engine import Engine
+from vtengine.knobs import Knobs
+from vtengine.model import Model
+
+STEPS = 5
+
+
+@pytest.fixture(scope="module")
+def baseline(tiny: Model, prompt_ids: list[int]) -> np.ndarray:
+    return Engine(tiny, Knobs()).generate(prompt_ids, STEPS).logits
+
+
+def logits_under(tiny: Model, prompt_ids: list[int], **knobs: object) -> np.ndarray:
+    engine = Engine(tiny, Knobs(**knobs))  # type: ignore[arg-type]
+    try:
+        return engine.generate(prompt_ids, STEPS).logits
+    finally:
+        engine.close()
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_default_arm_is_bit_identical_for_any_thread_count(tiny, prompt_ids, baseline, threads: int) -> None:
+    assert np.array_equal(logits_under(tiny, prompt_ids, cpu_threads=threads), baseline)
+
+
+@pytest.mark.parametrize("budget_mb,policy", [(0, "lru"), (1, "lru"), (4, "pin"), (64, "pin")])
+def test_dequant_budget_and_policy_do_not_change_logits(tiny, prompt_ids, baseline, budget_mb, policy) -> None:
+    assert np.array_equal(logits_under(tiny, prompt_ids, dequant_cache_mb=budget_mb, dequant_cache_policy=policy), baseline)
+
+
+@pytest.mark.parametrize("block_size", [1, 3, 7, 64])
+def test_kv_block_size_does_not_change_logits(tiny, prompt_ids, baseline, block_size: int) -> None:
+    assert np.array_equal(logits_under(tiny, prompt_ids, kv_block_size=block_size), baseline)
+
+
+def test_incremental_decode_equals_full_recompute(tiny, prompt_ids, baseline) -> None:
+    recompute = Engine(tiny, Knobs()).generate_recompute(prompt_ids, STEPS)
+    assert np.array_equal(recompute.logits, baseline)
+
+
+def test_a_sequence_decodes_the_same_alone_and_inside_a_batch(tiny, prompt_ids, baseline) -> None:
+    others = [tokenizer.encode("x"), tokenizer.encode("a much longer neighbouring prompt")]
+    batch = Engine(tiny, Knobs()).generate_batch([others[0], prompt_ids, others[1]], STEPS)
+    assert np.array_equal(batch[1].logits, baseline)
+
+
+def test_forward_logits_last_row_equals_the_first_generated_step(tiny, prompt_ids, baseline) -> None:
+    assert np.array_equal(Engine(tiny, Knobs()).forward_logits(prompt_ids)[-1], baseline[0])
+
+
+def test_blas_arm_breaks_batch_invariance(tiny, prompt_ids) -> None:
+    engine = Engine(tiny, Knobs(gemv_blas=True))
+    alone = engine.generate(prompt_ids, STEPS).logits
+    batched = engine.generate_batch([tokenizer.encode("x"), prompt_ids], STEPS)[1].logits
+    assert not np.array_equal(alone, batched)
+
+
+def test_budget_changes_counters_but_not_logits(tiny, prompt_ids) -> None:
+    roomy, tight = Engine(tiny, Knobs(dequant_cache_mb=64)), Engine(tiny, Knobs(dequant_cache_mb=1))
+    a, b = roomy.generate(prompt_ids, STEPS).logits, tight.generate(prompt_ids, STEPS).logits
+    assert np.array_equal(a, b)
+    ca, cb = roomy.cache.counters(), tight.cache.counters()
+    assert ca.hits + ca.misses == cb.hits + cb.misses  # same accesses ...
+    assert ca.misses == len(tiny.matrix_keys()) and ca.evictions == 0
+    assert cb.hits < ca.hits and cb.evictions > 0  # ... different fate
+
+
+def test_f32_activation_path_differs_from_bf16(tiny, prompt_ids) -> None:
+    f32 = Engine(tiny, Knobs(act_dtype="f32")).forward_logits(prompt_ids)
+    baseline = Engine(tiny, Knobs()).forward_logits(prompt_ids)
+    assert not np.array_equal(f32, baseline)
+    assert np.abs(f32 - baseline).max() < 0.5  # same model, different rounding
