@@ -242,7 +242,8 @@ def compare(
                 doc_display,
                 row.line,
                 f"{row.name} is documented here but no scanned source reads {what}: delete the row, or add the "
-                f"folder that reads it to the sources",
+                f"folder that reads it to the sources"
+                + ("; NOTE the run is incomplete: a skipped file may read it" if report.incomplete else ""),
                 "read nowhere: delete the row",
             )
         )
