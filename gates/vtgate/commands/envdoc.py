@@ -115,17 +115,19 @@ def render(report: EnvdocReport) -> None:
         first = report.unverifiable[0]
         console.print(
             f"note: {len(report.unverifiable)} default(s) are computed at run time and were not compared with the doc "
-            f"(e.g. {first['name']} at {first['file']}:{first['line']}: {first['code_default']})"
+            f"(e.g. {first['name']} at {first['file']}:{first['line']}: {first['code_default']})",
+            soft_wrap=True,
         )
     if report.dynamic_unscoped:
         first = report.dynamic_unscoped[0]
         console.print(
             f"note: {len(report.dynamic_unscoped)} read(s) with a fully computed name were not checked "
-            f"(e.g. {first['file']}:{first['line']}); if such a helper reads knobs, name it with --wrapper"
+            f"(e.g. {first['file']}:{first['line']}); if such a helper reads knobs, name it with --wrapper",
+            soft_wrap=True,
         )
     style = "green" if report.ok else "bold red"
     verdict = "envdoc ok" if report.ok else "envdoc FAILED"
-    console.print(f"[{style}]{verdict}[/]: {report.summary}", markup=True, highlight=False)
+    console.print(f"[{style}]{verdict}[/]: {report.summary}", markup=True, highlight=False, soft_wrap=True)
 
 
 def _escape_data(text: str) -> str:
