@@ -1,8 +1,8 @@
 """The one place the engine reads environment variables: every ``VT_*`` knob, resolved once at the
 edge into a frozen :class:`Knobs` record. Kernels and the engine receive resolved values only.
 
-Each read is written ``os.environ.get("VT_NAME", "literal default")`` so ``vtgate envdoc`` can check
-names and defaults against docs/ENVIRONMENT.md.
+Each read is one call of ``os.environ.get`` with the knob's literal name and literal default, so
+``vtgate envdoc`` can check names and defaults against docs/ENVIRONMENT.md.
 """
 
 from __future__ import annotations

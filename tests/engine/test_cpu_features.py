@@ -1,0 +1,44 @@
+"""Transcendentals and sums do not depend on the CPU's SIMD level: the probes give identical digests
+in a subprocess where NumPy's dispatchable SIMD targets (the ones this CPU has) are switched off."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from numpy._core import _multiarray_umath as umath
+
+CHILD = """
+import json
+from numpy._core import _multiarray_umath as umath
+from vtengine import probes
+gen = probes.generate("hello", 6)
+tf = probes.teacher_forced("The cache", " is paged", 8)
+att = probes.attention_cases("dispatch")
+print(json.dumps({
+    "features": {k: bool(v) for k, v in umath.__cpu_features__.items()},
+    "generate": gen["digests"], "teacher_forced": tf["digests"], "attention": att["cases"],
+}))
+"""
+
+
+def run_child(extra_env: dict[str, str]) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VT_", "NPY_"))}
+    env.update(extra_env)
+    done = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_digests_are_identical_with_simd_dispatch_disabled() -> None:
+    available = [f for f in umath.__cpu_dispatch__ if umath.__cpu_features__.get(f)]
+    assert available, "this CPU has no dispatchable SIMD target to switch off"
+    normal = run_child({})
+    reduced = run_child({"NPY_DISABLE_CPU_FEATURES": " ".join(available)})
+    assert all(normal["features"][f] for f in available)
+    assert not any(reduced["features"][f] for f in available), "the features were not switched off"
+    assert reduced["generate"] == normal["generate"]
+    assert reduced["teacher_forced"] == normal["teacher_forced"]
+    assert reduced["attention"] == normal["attention"]

@@ -1,0 +1,82 @@
+"""The vtengine CLI: generate (with --json), score, arms, bench, export; bad input exits 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+VTENGINE = str(Path(sys.executable).parent / "vtengine")
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("VT_")}
+    full_env.update(env or {})
+    return subprocess.run([VTENGINE, *args], capture_output=True, text=True, env=full_env, timeout=120)
+
+
+def test_generate_prints_the_observation_json_on_stdout() -> None:
+    done = run("generate", "--prompt", "hello", "--tokens", "4", "--json", "-")
+    assert done.returncode == 0, done.stderr
+    obs = json.loads(done.stdout)
+    assert len(obs["tokens"]) == 4 and obs["meta"]["engine"] == "vtengine"
+    assert "hello" in done.stderr  # the human line goes to stderr
+
+
+def test_generate_writes_json_to_a_file(tmp_path: Path) -> None:
+    target = tmp_path / "obs.json"
+    done = run("generate", "--prompt", "hi", "--tokens", "2", "--json", str(target))
+    assert done.returncode == 0 and done.stdout == ""
+    assert len(json.loads(target.read_text())["tokens"]) == 2
+
+
+def test_bad_token_count_is_a_usage_error() -> None:
+    done = run("generate", "--prompt", "hello", "--tokens", "0")
+    assert done.returncode == 2 and "--tokens must be >= 1" in done.stderr
+
+
+def test_bad_knob_is_a_usage_error_naming_it() -> None:
+    done = run("generate", "--prompt", "hello", "--tokens", "2", env={"VT_KV_BLOCK_SIZE": "zero"})
+    assert done.returncode == 2 and "VT_KV_BLOCK_SIZE" in done.stderr
+
+
+def test_unknown_model_is_a_usage_error(tmp_path: Path) -> None:
+    done = run("generate", "--prompt", "x", "--tokens", "1", "--model", str(tmp_path / "nope"))
+    assert done.returncode == 2 and "nope" in done.stderr
+
+
+def test_arms_reports_the_selection_of_the_environment() -> None:
+    done = run("arms", "--json", "-", env={"VT_CPU_PAGED_ATTN_BFDOT": "1"})
+    assert done.returncode == 0
+    report = json.loads(done.stdout)
+    assert report["selected"] == {"paged_attention": "bfdot", "gemv": "default"}
+    assert len(report["arms"]) == 6
+
+
+def test_score_reports_teacher_forced_margins() -> None:
+    done = run("score", "--prompt", "Hi", "--reference", " you", "--json", "-")
+    assert done.returncode == 0, done.stderr
+    assert len(json.loads(done.stdout)["margins"]) == 3 + 4
+
+
+def test_bench_reports_speeds_and_a_profile() -> None:
+    done = run("bench", "--prompt-tokens", "4", "--tokens", "4", "--runs", "1", "--json", "-")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["decode_tok_s"] > 0 and result["prefill_tok_s"] > 0
+    assert {r["stage"] for r in result["profile"]} >= {"linear", "attention", "lm_head"}
+
+
+def test_export_writes_a_checkpoint_that_loads_back_to_the_same_weights(tmp_path: Path) -> None:
+    from vtengine.model import load_model
+
+    done = run("export", "vt-tiny", str(tmp_path / "ckpt"))
+    assert done.returncode == 0, done.stderr
+    exported = load_model(str(tmp_path / "ckpt"))
+    original = load_model("vt-tiny")
+    a, b = exported.dequantized_tensors(), original.dequantized_tensors()
+    assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)

@@ -1,0 +1,107 @@
+"""The probes of docs/contracts.md section 5: names, arguments, fields, meta, determinism."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+from vtengine import probes
+from vtengine.provenance import package_dir, source_tree_hash
+
+META_KEYS = {"engine", "version", "model", "source_tree_hash", "source_root", "knobs", "arms"}
+
+
+def check_meta(observation: dict) -> None:
+    meta = observation["meta"]
+    assert set(meta) >= META_KEYS
+    assert meta["engine"] == "vtengine" and meta["model"] == "vt-tiny"
+    assert meta["source_tree_hash"] == source_tree_hash(package_dir())
+    assert meta["knobs"]["VT_CPU_THREADS"] == "1"
+    assert meta["arms"] == {"paged_attention": "default", "gemv": "default"}
+
+
+def test_generate_observation_has_the_contract_fields() -> None:
+    obs = probes.generate("hello", 5)
+    check_meta(obs)
+    assert len(obs["tokens"]) == 5 and len(obs["margins"]) == 5
+    assert obs["digests"]["stream"] == hashlib.sha256(np.asarray(obs["tokens"], "<i4").tobytes()).hexdigest()
+    assert len(obs["digests"]["logits"]) == 64
+    assert set(obs["counters"]) == {"dequant_hits", "dequant_misses", "dequant_evictions"}
+    assert isinstance(obs["metrics"]["anchor"], int)
+
+
+def test_generate_is_deterministic() -> None:
+    a, b = probes.generate("hello", 4), probes.generate("hello", 4)
+    assert a["digests"] == b["digests"] and a["counters"] == b["counters"]
+
+
+def test_decode_bench_defaults_are_the_bench_chain() -> None:
+    obs = probes.decode_bench(tokens=6)
+    check_meta(obs)
+    assert obs["tokens"] == probes.generate("bench", 6)["tokens"]
+
+
+def test_teacher_forced_scores_every_position() -> None:
+    obs = probes.teacher_forced("Hi", " there", tokens=4)
+    check_meta(obs)
+    assert len(obs["tokens"]) == len(obs["margins"]) == 3 + 4  # BOS + "Hi" + 4 reference tokens
+    assert obs["metrics"]["reference_tokens"] == 4
+
+
+def test_decode_paths_agree_case_by_case() -> None:
+    inc = probes.decode_paths("hello", 4, path="incremental")
+    rec = probes.decode_paths("hello", 4, path="recompute")
+    check_meta(inc)
+    assert list(inc["cases"]) == ["pos-0", "pos-1", "pos-2", "pos-3"]
+    assert inc["cases"] == rec["cases"] and inc["tokens"] == rec["tokens"]
+
+
+def test_batch_decode_agrees_batched_and_alone() -> None:
+    batched = probes.batch_decode(["a", "hello there"], 3, batched=True)
+    alone = probes.batch_decode(["a", "hello there"], 3, batched=False)
+    check_meta(batched)
+    assert "seq-1/pos-2" in batched["cases"] and len(batched["cases"]) == 6
+    assert batched["cases"] == alone["cases"]
+
+
+def test_speculative_probe_matches_greedy_with_counters() -> None:
+    spec = probes.speculative("bench", 16, ngram=2, mode="speculative")
+    greedy = probes.speculative("bench", 16, ngram=2, mode="greedy")
+    check_meta(spec)
+    assert spec["cases"] == greedy["cases"]
+    assert spec["counters"]["accepted"] > 0
+    assert spec["metrics"]["acceptance"] == spec["counters"]["accepted"] / spec["counters"]["proposed"]
+    assert greedy["counters"] == {"proposed": 0, "accepted": 0}
+
+
+def test_attention_cases_ids_and_determinism() -> None:
+    obs = probes.attention_cases("dispatch")
+    check_meta(obs)
+    assert "q=bf16,kv=fp8,hd=32,bs=16,ctx=37" in obs["cases"]
+    assert len(obs["cases"]) == 2 * 3 * 2 * 3 * 4
+    assert obs == probes.attention_cases("dispatch")
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: probes.generate("x", 0),
+        lambda: probes.decode_paths("x", 2, path="sideways"),
+        lambda: probes.speculative("x", 2, mode="fast"),
+        lambda: probes.attention_cases("vector"),
+        lambda: probes.batch_decode([], 2),
+    ],
+)
+def test_bad_arguments_raise_value_errors(call) -> None:
+    with pytest.raises(ValueError):
+        call()
+
+
+def test_probes_read_knobs_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VT_DEQUANT_CACHE_MB", "0")
+    monkeypatch.setenv("VT_CPU_GEMV_BF16_DOT", "1")
+    obs = probes.generate("hello", 3)
+    assert obs["meta"]["knobs"]["VT_DEQUANT_CACHE_MB"] == "0"
+    assert obs["meta"]["arms"]["gemv"] == "bf16_dot"
+    assert obs["counters"]["dequant_hits"] == 0
