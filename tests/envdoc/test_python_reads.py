@@ -95,6 +95,17 @@ def test_import_aliases_of_os_environ_and_getenv(reads_of: ReadsOf) -> None:
     assert names(reads) == ["VT_OS_ALIAS", "VT_ENVIRON_ALIAS", "VT_GETENV_ALIAS", "VT_PLAIN_ENVIRON", "VT_OS_GETENV"]
 
 
+def test_assignment_aliases_of_os_environ_and_getenv(reads_of: ReadsOf) -> None:
+    reads = reads_of("""
+        import os
+        ENV = os.environ
+        def f():
+            read = os.getenv
+            return ENV.get("VT_ASSIGNED_ENVIRON", "1"), read("VT_ASSIGNED_GETENV")
+    """)
+    assert [(r.name, r.line) for r in reads] == [("VT_ASSIGNED_ENVIRON", 6), ("VT_ASSIGNED_GETENV", 6)]
+
+
 def test_environ_of_another_module_is_not_os_environ(reads_of: ReadsOf) -> None:
     reads = reads_of("""
         import config

@@ -209,7 +209,16 @@ class _Scanner:
 
     def _collect_imports(self) -> None:
         package = self.module if self.relpath.endswith("__init__.py") else self.module[:-1]
+        assignments: list[tuple[str, ast.expr]] = []
         for node in self._statements():
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, (ast.Attribute, ast.Name))
+            ):
+                assignments.append((node.targets[0].id, node.value))
+                continue
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.name == "os" or alias.name.startswith("os."):
@@ -234,6 +243,12 @@ class _Scanner:
                             self.getenv_names.add(local)
                     if alias.name != "*":
                         self.imports[local] = (*origin, alias.name)
+        # `env = os.environ` and `read = os.getenv` make aliases too (in any scope of the file)
+        for target, value in assignments:
+            if self._is_environ(value):
+                self.environ_names.add(target)
+            elif self._is_getenv(value):
+                self.getenv_names.add(target)
 
     # -- traversal ---------------------------------------------------------------------------
     def _visit(self, node: ast.AST) -> None:
