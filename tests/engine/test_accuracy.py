@@ -9,6 +9,8 @@ save_checkpoint, and on the model `vtengine export` writes.
 from __future__ import annotations
 
 import importlib.util
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -232,16 +234,22 @@ def exported_logits_match_embedded(export_dir: Path, model, act_dtype: str) -> N
     assert differing == 0, f"act_dtype={act_dtype}: {differing} of {embedded.size} logits differ after export"
 
 
-def test_vt_tiny_saved_as_a_checkpoint_gives_bit_identical_logits_when_loaded_back(tmp_path: Path) -> None:
-    # The dequantized tensors are the exact float32 values the embedded model computes with, so a
-    # checkpoint of them must reproduce its logits to the bit, in the bf16 engine and the f32 path.
-    from vtengine.checkpoint import load_checkpoint, save_checkpoint
+def test_vtengine_export_writes_a_checkpoint_that_reproduces_vt_tiny_logits_to_the_bit(tmp_path: Path) -> None:
+    # `vtengine export` writes the dequantized tensors: the exact float32 values the embedded model
+    # computes with. Loaded back as a checkpoint they must reproduce its logits to the bit, in the
+    # bf16 engine and in the f32 path, and the file must be a plain HF Llama checkpoint.
+    from vtengine.checkpoint import load_checkpoint
     from vtengine.model import load_model
 
+    done = subprocess.run(
+        [sys.executable, "-m", "vtengine", "export", "vt-tiny", str(tmp_path / "vt-tiny-hf")],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
     model = load_model("vt-tiny")
-    save_checkpoint(tmp_path / "vt-tiny-hf", model.config, model.dequantized_tensors())
     config, tensors = load_checkpoint(tmp_path / "vt-tiny-hf")
     assert replace(config, name=model.config.name) == model.config
     assert all(t.dtype == np.float32 for t in tensors.values())
     for act_dtype in ("bf16", "f32"):
         exported_logits_match_embedded(tmp_path / "vt-tiny-hf", model, act_dtype)
+
