@@ -143,6 +143,7 @@ def bench(
     """Prefill and decode tokens/s under the current knobs, with a stage profile."""
     import dataclasses
     import statistics
+    import time
 
     from rich.table import Table
 
@@ -155,20 +156,21 @@ def bench(
     knobs = _knobs()
     weights = _load(model, knobs)
     ids = [(7 * i + 3) % 256 for i in range(prompt_tokens)]
-    prefill, decode = [], []
+    prefill, decode, decode_cpu = [], [], []
     engine = Engine(weights, dataclasses.replace(knobs, profile=False))
     engine.generate(ids, 2)  # warm the dequant cache
     for _ in range(runs):
         seq = engine.kv.new_sequence()
         t0 = clock()
         logits = engine.forward([seq], [ids])[0]
-        t1 = clock()
+        t1, c1 = clock(), time.process_time()
         for _ in range(tokens - 1):
             logits = engine.forward([seq], [[int(logits[-1].argmax())]])[0]
-        t2 = clock()
+        t2, c2 = clock(), time.process_time()
         engine.kv.release(seq)
         prefill.append(prompt_tokens / (t1 - t0))
         decode.append((tokens - 1) / (t2 - t1))
+        decode_cpu.append((tokens - 1) / max(c2 - c1, 1e-9))
     profiled = Engine(weights, dataclasses.replace(knobs, profile=True))
     profiled.generate(ids, tokens)
     prof: Profiler = profiled.prof  # type: ignore[assignment]
@@ -179,6 +181,7 @@ def bench(
         "runs": runs,
         "prefill_tok_s": statistics.median(prefill),
         "decode_tok_s": statistics.median(decode),
+        "decode_tok_s_per_cpu_second": statistics.median(decode_cpu),
         "arms": engine.arms,
         "knobs": knobs.as_env(),
         "profile": prof.table(),

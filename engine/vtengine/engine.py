@@ -82,8 +82,9 @@ class Engine:
         # rope tables: angles and cos/sin in float64, rounded once to float32 (portable bits)
         inv_freq = 1.0 / (cfg.rope_theta ** (np.arange(0, hd, 2, dtype=np.float64) / hd))
         angles = np.arange(cfg.max_context, dtype=np.float64)[:, None] * inv_freq[None, :]
-        self.rope_cos = np.cos(angles).astype(np.float32)
-        self.rope_sin = np.sin(angles).astype(np.float32)
+        cos, sin = np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
+        self.rope_cos = np.concatenate([cos, cos], axis=1)
+        self.rope_sin = np.concatenate([-sin, sin], axis=1)
         self.norm_in = [model.vector(f"model.layers.{i}.input_layernorm.weight") for i in range(cfg.n_layers)]
         self.norm_post = [
             model.vector(f"model.layers.{i}.post_attention_layernorm.weight") for i in range(cfg.n_layers)
@@ -131,10 +132,10 @@ class Engine:
         prof = self.prof
         t0 = clock() if prof else 0.0
         half = self.head_dim // 2
-        cos = self.rope_cos[positions][:, None, :]
-        sin = self.rope_sin[positions][:, None, :]
-        x1, x2 = x[..., :half], x[..., half:]
-        y = self.round(np.concatenate([x1 * cos - x2 * sin, x2 * cos + x1 * sin], axis=-1))
+        cos = self.rope_cos[positions][:, None, :]  # [R, 1, hd] = [cos, cos]
+        sin = self.rope_sin[positions][:, None, :]  # [R, 1, hd] = [-sin, sin] (negation is exact)
+        rotated = np.concatenate([x[..., half:], x[..., :half]], axis=-1)
+        y = self.round(x * cos + rotated * sin)
         if prof:
             prof.add("rope", t0)
         return y
@@ -210,8 +211,8 @@ class Engine:
         for layer in range(cfg.n_layers):
             h = self._rmsnorm(x, self.norm_in[layer])
             qkv = self._linear(h, f"layers.{layer}.qkv")
-            q = self._rope(qkv[:, : H * hd].reshape(R, H, hd), positions)
-            k = self._rope(qkv[:, H * hd : (H + KV) * hd].reshape(R, KV, hd), positions)
+            qk = self._rope(qkv[:, : (H + KV) * hd].reshape(R, H + KV, hd), positions)  # q and k heads
+            q, k = qk[:, :H], qk[:, H:]
             v = qkv[:, (H + KV) * hd :].reshape(R, KV, hd)
             t0 = clock() if prof else 0.0
             start = 0
