@@ -108,18 +108,22 @@ def generate(root: Path, total_lines: int, reads_share: float, mention_all: bool
     return files, lines, knobs
 
 
-def time_runs(root: Path, runs: int, jobs: int | None) -> tuple[float, list[float], str]:
+def time_runs(root: Path, runs: int, jobs: int | None) -> tuple[float, list[float], float, str]:
+    """Median wall seconds, every run's wall seconds, median CPU seconds of this process (meaningful
+    for jobs=1: it does not depend on what else the machine is running), and the report's summary."""
     config = EnvdocConfig.load(root, {"jobs": jobs} if jobs else None)
     times: list[float] = []
+    cpu: list[float] = []
     summary = ""
     for _ in range(runs):
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         report = run_envdoc(root, config)
         times.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - started_cpu)
         summary = report.summary
         if not report.ok:
             raise SystemExit(f"benchmark tree should be clean but envdoc says: {summary}")
-    return statistics.median(times), times, summary
+    return statistics.median(times), times, statistics.median(cpu), summary
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -128,16 +132,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--reads-share", type=float, default=0.2, help="share of files that read knobs")
     args = parser.parse_args(argv)
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load} at start")
     for label, mention_all in (("realistic", False), ("worst case: every file parsed", True)):
         with tempfile.TemporaryDirectory(prefix="envdoc-bench-") as tmp:
             root = Path(tmp)
             files, lines, knobs = generate(root, args.lines, args.reads_share, mention_all)
             print(f"\n{label}: {files} files, {lines} lines, {knobs} knobs")
             for jobs_label, jobs in (("sequential (jobs=1)", 1), ("default (process pool)", None)):
-                median, times, summary = time_runs(root, args.runs, jobs)
+                median, times, cpu, summary = time_runs(root, args.runs, jobs)
                 shown = ", ".join(f"{t:.2f}" for t in times)
-                print(f"  {jobs_label:24s} median {median:.2f} s  (runs: {shown})")
+                cpu_note = f"; CPU {cpu:.2f} s" if jobs == 1 else ""
+                print(f"  {jobs_label:24s} median {median:.2f} s  (runs: {shown}{cpu_note})")
             print(f"  {summary}")
     return 0
 
