@@ -51,3 +51,10 @@ def test_a_new_engine_knob_read_without_a_row_turns_envdoc_red(tmp_path: Path) -
     assert len(after.reads) == len(before.reads) + 1
     assert len(after.findings) == len(before.findings) + 1
 
+
+
+def test_this_repository_documents_every_knob_it_reads() -> None:
+    """The gate issue 4 asks for: green on this repo, with its own configuration."""
+    report = run_envdoc(REPO, EnvdocConfig.load(REPO))
+    assert report.ok, "\n".join(f"{f.kind} {f.name} at {f.where}: {f.message}" for f in report.findings)
+    assert report.to_json()["reads"] >= 1, "the engine's knob reads were not found"
