@@ -67,22 +67,30 @@ class Runner(Protocol):
 
 _children: set[subprocess.Popen[bytes]] = set()
 _children_lock = threading.Lock()
+_killed: set[int] = set()
+_stopping = False  # set by kill_children: no new child starts after it
 
 
 def kill_children() -> None:
-    """Kill every running child process tree (Ctrl-C, SIGTERM, abort)."""
+    """Kill every running child process tree (Ctrl-C, SIGTERM, abort). The judgement of a killed
+    child raises ``JudgeAbort`` in its thread: a killed run is never a verdict (nor cached)."""
+    global _stopping
     with _children_lock:
+        _stopping = True
         running = list(_children)
+        _killed.update(proc.pid for proc in running)
     for proc in running:
         try:
-            parent = psutil.Process(proc.pid)
-            tree = [*parent.children(recursive=True), parent]
+            descendants = psutil.Process(proc.pid).children(recursive=True)
         except psutil.Error:
-            continue
-        for member in tree:
+            descendants = []
+        for member in descendants:
             with contextlib.suppress(psutil.Error):
                 member.kill()
-        psutil.wait_procs(tree, timeout=5)
+        # Our direct child is signalled, not reaped here: its Popen must see the real exit status.
+        with contextlib.suppress(OSError):
+            proc.kill()
+        psutil.wait_procs(descendants, timeout=5)
 
 
 def run_child(
@@ -100,8 +108,13 @@ def run_child(
     )
     with _children_lock:
         _children.add(proc)
+        if _stopping:
+            _killed.add(proc.pid)
+            proc.kill()
     try:
         out, err = proc.communicate(timeout=timeout)
+        if proc.pid in _killed:
+            raise JudgeAbort(f"{argv[0]} was killed: vtbisect is stopping", ExitCode.INTERNAL)
         return proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"), False
     except subprocess.TimeoutExpired:
         with contextlib.suppress(OSError):

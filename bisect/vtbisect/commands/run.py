@@ -166,6 +166,10 @@ def _bisect(repo: Path, cache: Path, rng: Range, runner: Runner, options: Option
             finally:
                 kill_children()
                 bisection.close()
+    except KeyboardInterrupt:
+        console.print("interrupted: worktrees removed and pruned, your checkout untouched; "
+                      "re-run the same command to resume from the cache")
+        raise typer.Exit(130) from None
     except BisectError as error:
         raise fail(str(error), error.exit_code) from None
     except JudgeAbort as error:
