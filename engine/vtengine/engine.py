@@ -73,7 +73,7 @@ class Engine:
         self.kv = PagedKVCache(
             cfg,
             knobs.kv_block_size,
-            max_tokens if max_tokens is not None else 4 * cfg.max_context,
+            max_tokens if max_tokens is not None else min(4 * cfg.max_context, 16384),
             BF16 if self.bf16 else np.dtype(np.float32),
         )
         self.prof: Profiler | None = Profiler() if knobs.profile else None

@@ -16,6 +16,8 @@ def gemv_default(x: np.ndarray, w_t: np.ndarray) -> np.ndarray:
     float32, sequential along K: K is the middle axis of the [M, K, N] product, an outer loop of the
     reduction, so NumPy adds row after row (no pairwise blocking). Requires N >= 2."""
     prod = x[:, :, None] * w_t[None, :, :]
+    # with N >= 2 contiguous columns trailing, K is never the innermost (pairwise) loop
+    assert prod.flags.c_contiguous and prod.shape[2] >= 2, "sequential-K layout violated"
     return np.add.reduce(prod, axis=1)
 
 

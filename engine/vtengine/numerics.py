@@ -30,18 +30,15 @@ def identity(x: np.ndarray) -> np.ndarray:
 def sum_sequential(a: np.ndarray, axis: int) -> np.ndarray:
     """Sum float32 ``a`` along ``axis`` strictly in index order: (((0 + a0) + a1) + a2) + ...
 
-    Sequential when the reduced axis is an outer loop of a C-contiguous array with >= 2 trailing
-    elements; otherwise the axis is moved to the front of a contiguous copy, and if nothing trails
-    it, ``add.accumulate`` (always sequential) does the work.
+    ``add.reduce`` is sequential when the reduced axis is an outer loop of a C-contiguous array with
+    >= 2 trailing elements; otherwise ``add.accumulate`` (always sequential) does the work.
     """
     axis = axis % a.ndim
     if a.flags.c_contiguous and math.prod(a.shape[axis + 1 :]) >= 2:
         return np.add.reduce(a, axis=axis)
-    moved = np.ascontiguousarray(np.moveaxis(a, axis, 0))
-    if math.prod(moved.shape[1:]) >= 2:
-        return np.add.reduce(moved, axis=0)
+    last = np.take(np.add.accumulate(a, axis=axis), -1, axis=axis)
     # add.reduce starts from the identity +0.0; adding +0.0 gives accumulate the same signed zero
-    return np.add.accumulate(moved, axis=0)[-1] + np.float32(0.0)
+    return last + np.float32(0.0)
 
 
 def fma_f32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
