@@ -1,0 +1,92 @@
+"""Reporters for a MutateReport: the kill matrix (gates x run mutations and declared pin mutations,
+plus each gate's own controls as one column) as a rich table on stderr, the lists a reviewer acts on
+(unmet expectations, vacuous pins, mutations that kill nothing), and ``--json`` (DESIGN.md 4.7)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from vtgate.mutate.execute import MutateReport, MutationResult
+from vtgate.output import write_json
+
+CELL = {"red": "[bold red]kill[/]", "green": "[green]·[/]", "error": "[bold magenta]err[/]"}
+
+
+def _cell(result: MutationResult, gate: str) -> str:
+    actual = result.actual.get(gate)
+    if actual is None:
+        return ""
+    want = result.mutation.expected.get(gate)
+    text = CELL[actual] if (actual != "red" or gate in result.kills) else "[yellow]red[/]"
+    if want is not None and want != actual:
+        text += "[bold red]![/]"
+    return text
+
+
+def render(report: MutateReport, console: Console) -> None:
+    if report.problem:
+        console.print(f"[bold red]cannot build the kill matrix[/]: {report.problem}")
+        for name, result in report.baseline.items():
+            if result.status != "green":
+                console.print(f"  {name}: {result.status}: {result.summary}", markup=False)
+        return
+    columns = [r for r in report.mutations if r.mutation.origin != "control"]
+    controls = [r for r in report.mutations if r.mutation.origin == "control"]
+    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold", title="kill matrix")
+    table.add_column("gate", overflow="fold")
+    for index, _ in enumerate(columns, start=1):
+        table.add_column(str(index), justify="center")
+    table.add_column("own controls", justify="right")
+    table.add_column("killed by", justify="right")
+    kills = report.kills
+    for spec in report.gates:
+        own = [r for r in controls if spec.name in r.actual]
+        met = sum(1 for r in own if r.met)
+        own_text = f"{met}/{len(own)} met" if own else "-"
+        if own and met < len(own):
+            own_text = f"[bold red]{own_text}[/]"
+        name = f"[bold red]{spec.name} (vacuous)[/]" if spec.name in report.vacuous else spec.name
+        table.add_row(name, *[_cell(r, spec.name) for r in columns], own_text, str(len(kills[spec.name])))
+    console.print(table)
+    for index, result in enumerate(columns, start=1):
+        state = "[green]met[/]" if result.met else "[bold red]UNMET[/]"
+        console.print(f"  {index:>2} {result.name} ({result.mutation.kind}) {state}: "
+                      f"kills {len(result.kills)} — {result.mutation.description}", highlight=False)
+        if result.mutation.patch and result.proof:
+            shown = (result.proof.get("source_tree_hash") or "")[:12]
+            console.print(f"       patched copy ran source tree {shown}… "
+                          f"({'differs from' if result.proof.get('differs') else 'SAME AS'} your tree)")
+        for gate, values in result.observed.items():
+            console.print(f"       {gate} measured " + ", ".join(f"{k} = {v}" for k, v in values.items()))
+    unmet = [r for r in report.mutations if not r.met]
+    if unmet:
+        console.print("\n[bold red]unmet expectations[/]:")
+        for result in unmet:
+            for reason in result.unmet:
+                console.print(f"  {result.name}: {reason}", markup=False)
+    for gate, reasons in sorted(report.vacuous.items()):
+        console.print(f"[bold red]vacuous pin[/] {gate}: " + "; ".join(reasons), highlight=False)
+    nothing = report.kill_nothing
+    if nothing:
+        console.print("[yellow]mutations that kill nothing[/]: " + ", ".join(nothing))
+    if report.errors:
+        console.print("[bold magenta]errors[/] (never counted as kills):")
+        for result in report.mutations:
+            for gate, actual in result.actual.items():
+                if actual == "error":
+                    console.print(f"  {result.name} / {gate}: {result.results[gate].summary if gate in result.results else result.error}",
+                                  markup=False)
+    console.print(footer(report))
+
+
+def footer(report: MutateReport) -> str:
+    met = sum(1 for r in report.mutations if r.met)
+    verdict = "[green]ok[/]" if report.ok else "[bold red]FAILED[/]"
+    return (f"{verdict}: {len(report.gates)} gates, {len(report.mutations)} mutations ({met} met, "
+            f"{len(report.mutations) - met} unmet), {len(report.vacuous)} vacuous in {report.seconds:.1f} s; "
+            f"{report.probe_runs} probe runs for {report.probe_requests} requests ({report.shared_runs} shared)")
+
+
+def write_json_report(report: MutateReport, destination: str) -> None:
+    write_json(destination, report.to_json())
