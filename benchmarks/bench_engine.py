@@ -6,6 +6,12 @@ is printed and written into docs/engine.md between the bench markers. Not a test
 the targets are listed beside the numbers.
 
     .venv/bin/python benchmarks/bench_engine.py [--runs 5] [--no-write]
+    .venv/bin/python benchmarks/bench_engine.py --flips   # token flips of each opt-in arm (slow)
+
+``--flips`` measures, for 8 prompts x 128 greedy tokens of the default arm, how each opt-in arm
+scores the same chain teacher-forced: positions whose logits change in any bit, and argmax flips,
+split into near-tie (default margin < 0.05) and hard; plus the f32 path against the independent
+float64 reference of tests/engine/reference_llama.py over 64 positions.
 """
 
 from __future__ import annotations
@@ -99,11 +105,66 @@ def write_doc(text: str) -> None:
     DOC.write_text(doc)
 
 
+FLIP_PROMPTS = ["hello", "bench", "The quick brown fox", "1 2 3", "Once upon a time", "def main():", "vtgate", "zzz"]
+NEAR_TIE_EPS = 0.05
+
+
+def flips() -> str:
+    import numpy as np
+
+    sys.path.insert(0, str(ROOT / "tests" / "engine"))
+    import reference_llama  # the independent float64 forward (tests/engine/reference_llama.py)
+    from vtengine import tokenizer
+    from vtengine.engine import Engine
+    from vtengine.knobs import Knobs
+    from vtengine.model import load_model
+
+    model = load_model("vt-tiny")
+    lines = ["| path | positions | max abs logit error vs float64 reference | argmax mismatches |", "|---|---|---|---|"]
+    ids = [(11 * i + 5) % 256 for i in range(64)]
+    want = reference_llama.forward_logits(model.config, model.dequantized_tensors(), ids)
+    for act in ("f32", "bf16"):
+        got = Engine(model, Knobs(act_dtype=act)).forward_logits(ids)
+        error = float(np.abs(got.astype(np.float64) - want).max())
+        lines.append(f"| VT_ACT_DTYPE={act} | {len(ids)} | {error:.2e} | {int((got.argmax(1) != want.argmax(1)).sum())} |")
+    lines += ["", f"Opt-in arms vs default, teacher-forced on the default's own chains ({len(FLIP_PROMPTS)} prompts x "
+              f"128 tokens; near tie = default margin < {NEAR_TIE_EPS}):", "",
+              "| arm | positions | logits changed (any bit) | near-tie flips | hard flips | max abs logit diff |",
+              "|---|---|---|---|---|---|"]
+    base = Engine(model, Knobs())
+    chains = [tokenizer.encode(p) + base.generate(tokenizer.encode(p), 128).tokens for p in FLIP_PROMPTS]
+    scored = [base.score(c) for c in chains]
+    arms = [("attention FMA", Knobs(paged_attn_scalar_fma=True)), ("attention BFDOT", Knobs(paged_attn_bfdot=True)),
+            ("gemv BF16 dot", Knobs(gemv_bf16_dot=True)), ("gemv BLAS", Knobs(gemv_blas=True)),
+            ("f32 activations", Knobs(act_dtype="f32"))]
+    for name, knobs in arms:
+        engine = Engine(model, knobs)
+        changed = near = hard = total = 0
+        worst = 0.0
+        for prompt, chain, ref in zip(FLIP_PROMPTS, chains, scored, strict=True):
+            got = engine.score(chain)
+            lo = len(tokenizer.encode(prompt)) - 1
+            window = slice(lo, lo + 128)
+            total += 128
+            changed += int((got.logits[window] != ref.logits[window]).any(axis=1).sum())
+            worst = max(worst, float(np.abs(got.logits[window] - ref.logits[window]).max()))
+            for i in range(lo, lo + 128):
+                if got.tokens[i] != ref.tokens[i]:
+                    near, hard = (near + 1, hard) if ref.margins[i] < NEAR_TIE_EPS else (near, hard + 1)
+        lines.append(f"| {name} | {total} | {changed} | {near} | {hard} | {worst:.3f} |")
+        print(lines[-1], file=sys.stderr)
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--no-write", action="store_true", help="print only; leave docs/engine.md alone")
+    parser.add_argument("--flips", action="store_true", help="measure accuracy and token flips instead of speed")
     args = parser.parse_args()
+    if args.flips:
+        print(flips())
+        return
     results = []
     for name, knobs, target in ARMS:
         runs = 1 if "FMA" in name else args.runs
