@@ -44,6 +44,7 @@ class EnvdocReport:
     reads: list[EnvRead]  # in scope: prefix-matching, documented or allowlisted names, scoped dynamic
     rows: list[DocRow]
     findings: list[Finding]
+    mismatches: list[dict[str, Any]] = field(default_factory=list)  # JSON records of default_mismatch
     unverifiable: list[dict[str, Any]] = field(default_factory=list)
     dynamic_covered: list[dict[str, Any]] = field(default_factory=list)
     dynamic_unscoped: list[dict[str, Any]] = field(default_factory=list)
@@ -100,7 +101,7 @@ class EnvdocReport:
             "documented": len(self.rows),
             "undocumented": [{"name": f.name, "file": f.file, "line": f.line} for f in rows("undocumented")],
             "stale": [{"name": f.name, "doc_line": f.line} for f in rows("stale")],
-            "default_mismatch": [self._mismatch[(f.file, f.line, f.name)] for f in rows("default_mismatch")],
+            "default_mismatch": self.mismatches,
             "dynamic": [{"prefix": f.name, "file": f.file, "line": f.line} for f in rows("dynamic")],
             "incomplete": [{"file": f.file, "line": f.line, "reason": f.message} for f in rows("incomplete")],
             "allowlist": [{"name": f.name, "problem": f.message} for f in rows("allowlist")],
@@ -110,8 +111,6 @@ class EnvdocReport:
             "files": {"scanned": self.files_scanned, "parsed": self.files_parsed},
             "seconds": round(self.seconds, 3),
         }
-
-    _mismatch: dict[tuple[str, int | None, str], dict[str, Any]] = field(default_factory=dict, repr=False)
 
 
 def _in_scope_dynamic(prefix: str, filter_prefix: str) -> bool:
@@ -276,6 +275,7 @@ def compare(
             )
 
     findings.sort(key=lambda f: (KIND_ORDER.index(f.kind), f.file, f.line or 0, f.name))
+    report.mismatches.sort(key=lambda record: (record["file"], record["line"], record["name"]))
     return report
 
 
@@ -304,7 +304,7 @@ def _check_default(
     code = read.default or ""
     if documented == code or (documented is None and code == ""):
         return
-    report._mismatch[(read.file, read.line, name)] = record
+    report.mismatches.append(record)
     findings.append(
         Finding(
             "default_mismatch",
