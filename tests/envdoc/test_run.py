@@ -4,6 +4,7 @@ the allowlist, filters, skipped files, configuration and the report's JSON."""
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 from vtgate.envdoc import EnvdocConfig, EnvdocError, run_envdoc
@@ -278,8 +279,16 @@ def test_process_pool_gives_the_same_report_as_one_process(project) -> None:
     project.doc(*[(f"VT_K{index}", str(index)) for index in range(0, 12, 2)], ("VT_STALE", "1"))
     one = run_envdoc(project.root, EnvdocConfig.load(project.root, {"jobs": 1})).to_json()
     pool = run_envdoc(project.root, EnvdocConfig.load(project.root, {"jobs": 2})).to_json()
-    one.pop("seconds"), pool.pop("seconds")
-    assert one == pool
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()  # with a thread running, workers are spawned rather than forked
+    try:
+        spawned = run_envdoc(project.root, EnvdocConfig.load(project.root, {"jobs": 2})).to_json()
+    finally:
+        stop.set()
+        thread.join()
+    one.pop("seconds"), pool.pop("seconds"), spawned.pop("seconds")
+    assert one == pool == spawned
     assert (len(one["undocumented"]), len(one["stale"]), len(one["incomplete"])) == (6, 1, 1)
 
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import multiprocessing
 import os
+import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -130,7 +132,10 @@ def scan_all(
     size = max(1, len(items) // (jobs * 4))
     chunks = [items[i : i + size] for i in range(0, len(items), size)]
     results: list[FileScan] = []
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    # fork is fastest, but forking a process that runs threads (vtgate check runs gates in threads)
+    # can deadlock the child; spawn then.
+    context = multiprocessing.get_context("spawn" if threading.active_count() > 1 else None)
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         for part in pool.map(_scan_chunk, chunks, [tuple(wrappers)] * len(chunks), [words] * len(chunks)):
             results.extend(part)
     return results
