@@ -95,13 +95,14 @@ def table(results: list[tuple[str, str, dict[str, float]]], rss: float, runs: in
     return "\n".join(lines)
 
 
-def write_doc(text: str) -> None:
+def write_doc(text: str, start: str = START, end: str = END) -> None:
+    """Replace the block between the markers in docs/engine.md (append it if the markers are missing)."""
     doc = DOC.read_text()
-    block = f"{START}\n{text}\n{END}"
-    if START in doc and END in doc:
-        doc = doc[: doc.index(START)] + block + doc[doc.index(END) + len(END) :]
+    block = f"{start}\n{text}\n{end}"
+    if start in doc and end in doc:
+        doc = doc[: doc.index(start)] + block + doc[doc.index(end) + len(end) :]
     else:
-        doc = doc.rstrip() + "\n\n## Benchmark\n\n" + block + "\n"
+        doc = doc.rstrip() + "\n\n" + block + "\n"
     DOC.write_text(doc)
 
 
@@ -163,7 +164,10 @@ def main() -> None:
     parser.add_argument("--flips", action="store_true", help="measure accuracy and token flips instead of speed")
     args = parser.parse_args()
     if args.flips:
-        print(flips())
+        text = flips()
+        print(text)
+        if not args.no_write:
+            write_doc(text, "<!-- flips:start -->", "<!-- flips:end -->")
         return
     results = []
     for name, knobs, target in ARMS:
