@@ -3,6 +3,8 @@ strings, declarations and member functions named getenv are not reads."""
 
 from __future__ import annotations
 
+import pytest
+from vtgate.envdoc import EnvdocError, WrapperSpec
 from vtgate.envdoc.cscan import scan_c_text
 
 
@@ -65,3 +67,36 @@ def test_declarations_members_and_other_namespaces_are_not_reads() -> None:
 def test_a_file_without_getenv_is_not_tokenized() -> None:
     result = scan_c_text("int main() { return 0; }\n", "main.c")
     assert result.reads == [] and result.parsed is False
+
+
+def scan_wrapped(code: str, *specs: str) -> list[tuple[str | None, str, int, str | None]]:
+    wrappers = [WrapperSpec.parse(spec) for spec in specs]
+    return [(r.name, r.prefix, r.line, r.default) for r in scan_c_text(code, "engine.cpp", wrappers).reads]
+
+
+def test_cpp_wrapper_calls_by_position_with_literal_defaults() -> None:
+    code = (
+        'namespace vt { bool env_flag(const char* name, bool fallback); }\n'
+        'bool a = vt::env_flag("VT_CPP_FLAG", false);\n'
+        'int b = c10::utils::get_env("VT_CPP_INT", 16);\n'
+        'auto c = vt::env_flag(make_name("VT_", arm), true);\n'
+        'auto d = other::env_flag("VT_OTHER_NS", true);\n'
+    )
+    assert scan_wrapped(code, "vt::env_flag:0", "get_env:0") == [
+        ("VT_CPP_FLAG", "VT_CPP_FLAG", 2, "false"),
+        ("VT_CPP_INT", "VT_CPP_INT", 3, "16"),
+        (None, "", 4, "true"),
+    ]
+
+
+def test_cpp_wrapper_name_at_a_later_position_and_unqualified_calls_inside_the_namespace() -> None:
+    code = 'namespace vt {\nint x = env_int(cfg, "VT_SECOND", 4);\n}\n'
+    assert scan_wrapped(code, "vt::env_int:1") == [("VT_SECOND", "VT_SECOND", 2, "4")]
+
+
+def test_wrapper_spec_accepts_cpp_scope_and_rejects_bad_positions() -> None:
+    assert WrapperSpec.parse("c10::utils::get_env:0:-").dotted == ("c10", "utils", "get_env")
+    assert WrapperSpec.parse("c10::utils::get_env:0:-").default_position is None
+    for bad in ("knob:x", "knob:-1", "knob:0:y", ":0", "a:0:1:2"):
+        with pytest.raises(EnvdocError, match="wrapper spec"):
+            WrapperSpec.parse(bad)

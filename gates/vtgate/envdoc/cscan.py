@@ -1,14 +1,17 @@
 """Find environment-variable reads in C, C++ and CUDA source: ``getenv("X")``, ``std::getenv``,
-``::getenv``, and ``secure_getenv``. A small lexer skips
-comments and string literals (including C++ raw strings), so ``// getenv("X")`` and a string that
-contains ``getenv("X")`` are not reads. Adjacent string literals concatenate (``"VT_" "X"``); an
-argument that is not only string literals is a dynamic read with the literal prefix it starts with."""
+``::getenv``, ``secure_getenv`` and calls of configured wrappers (``vt::env_flag("X", 0)``). A small
+lexer skips comments and string literals (including C++ raw strings), so ``// getenv("X")`` and a
+string that contains ``getenv("X")`` are not reads. Adjacent string literals concatenate
+(``"VT_" "X"``); an argument that is not only string literals is a dynamic read with the literal
+prefix it starts with."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-from vtgate.envdoc.model import EnvRead, FileScan
+from vtgate.envdoc.model import Expr, FileScan, WrapperSpec
+from vtgate.envdoc.pyscan import make_read
 
 C_SUFFIXES = (
     ".c",
@@ -35,12 +38,13 @@ _STRING_PREFIX = re.compile(r"(?:u8|u|U|L)$")
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "'": "'", "0": "\0"}
 
 # token kinds
-IDENT, STRING, PUNCT = "ident", "string", "punct"
+IDENT, STRING, NUMBER, PUNCT = "ident", "string", "number", "punct"
+_NUMBER = re.compile(r"(?:\d|\.\d)[\w.']*")
 
 
 def tokenize_c(text: str) -> list[tuple[str, str, int]]:
     """Tokens ``(kind, text, line)`` of C-family source with comments dropped; a string token's text
-    is its decoded value (escapes for the common cases). Numbers and character literals are PUNCT."""
+    is its decoded value (escapes for the common cases); character literals are PUNCT."""
     tokens: list[tuple[str, str, int]] = []
     i, n, line = 0, len(text), 1
     while i < n:
@@ -80,9 +84,13 @@ def tokenize_c(text: str) -> list[tuple[str, str, int]]:
             tokens.append((PUNCT, "'", line))
         else:
             match = _IDENT.match(text, i)
+            number = None if match else _NUMBER.match(text, i)
             if match:
                 tokens.append((IDENT, match.group(), line))
                 i = match.end()
+            elif number:
+                tokens.append((NUMBER, number.group(), line))
+                i = number.end()
             elif text.startswith("::", i) or text.startswith("->", i):
                 tokens.append((PUNCT, text[i : i + 2], line))
                 i += 2
@@ -130,40 +138,103 @@ def _raw_string(text: str, i: int) -> tuple[str, int]:
     return text[paren + 1 : end], end + len(delimiter) + 2
 
 
-def scan_c_text(text: str, relpath: str) -> FileScan:
-    """Scan one C/C++/CUDA file's text for getenv-family reads."""
+def scan_c_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()) -> FileScan:
+    """Scan one C/C++/CUDA file's text for getenv-family reads and calls of configured wrappers
+    (``vt::env_flag:0`` or ``vt.env_flag:0``; matched on the trailing ``::`` components)."""
     result = FileScan(file=relpath, parsed=True)
-    if "getenv" not in text:
+    wrapper_names = {spec.dotted[-1] for spec in wrappers}
+    if "getenv" not in text and not any(name in text for name in wrapper_names):
         result.parsed = False
         return result
     tokens = tokenize_c(text)
     for index, (kind, value, line) in enumerate(tokens):
-        if kind != IDENT or value not in GETENV_NAMES:
+        if kind != IDENT or (value not in GETENV_NAMES and value not in wrapper_names):
             continue
         if index + 1 >= len(tokens) or tokens[index + 1][1] != "(":
             continue
         before = tokens[index - 1] if index else None
         if before and before[0] == PUNCT and before[1] in (".", "->"):
-            continue  # a member called getenv, not the C library's
-        qualifier = tokens[index - 2] if before and before[1] == "::" and index >= 2 else None
-        if qualifier and qualifier[0] == IDENT and qualifier[1] != "std":
-            continue  # some_namespace::getenv, not the C library's
-        cursor = index + 2
-        if cursor < len(tokens) and tokens[cursor][0] == IDENT and tokens[cursor][1] in _DECLARATION_WORDS:
-            continue  # a declaration: char *getenv(const char *name)
-        literal: list[str] = []
-        while cursor < len(tokens) and tokens[cursor][0] == STRING:
-            literal.append(tokens[cursor][1])
-            cursor += 1
-        text_value = "".join(literal)
-        closes = cursor < len(tokens) and tokens[cursor][1] == ")"
-        form = f"{value} (C)"
-        if qualifier:
-            form = f"std::{value} (C++)" if qualifier[1] == "std" else f"::{value} (C++)"
-        if literal and closes:
-            result.reads.append(
-                EnvRead(name=text_value, prefix=text_value, file=relpath, line=line, form=form)
-            )
-        else:
-            result.reads.append(EnvRead(name=None, prefix=text_value, file=relpath, line=line, form=form))
+            continue  # a member function, not the C library's getenv nor a free wrapper
+        qualified = _qualified_name(tokens, index)
+        args = _arguments(tokens, index + 1)
+        if args and args[0] and args[0][0][0] == IDENT and args[0][0][1] in _DECLARATION_WORDS:
+            continue  # a declaration or definition: char *getenv(const char *name)
+        if value in GETENV_NAMES and qualified[:-1] in ((), ("std",)):
+            if qualified[:-1] == ("std",):
+                form = f"std::{value} (C++)"
+            elif before and before[1] == "::":
+                form = f"::{value} (C++)"
+            else:
+                form = f"{value} (C)"
+            name = _name_of(args[0] if args else [])
+            result.reads.append(make_read(name, None, relpath, line, form))
+            continue
+        spec = next((spec for spec in wrappers if _c_matches(spec, qualified)), None)
+        if spec is None:
+            continue
+        name = _name_of(args[spec.position]) if spec.position < len(args) else Expr(static=None)
+        default = None
+        if spec.default_position is not None and spec.default_position < len(args):
+            default = _literal_of(args[spec.default_position])
+        result.reads.append(make_read(name, default, relpath, line, f"wrapper {spec.text} (C)"))
     return result
+
+
+def _qualified_name(tokens: list[tuple[str, str, int]], index: int) -> tuple[str, ...]:
+    """``a::b::name`` ending at ``index`` -> ("a", "b", "name"); a leading ``::`` adds nothing."""
+    parts = [tokens[index][1]]
+    cursor = index - 1
+    while cursor >= 1 and tokens[cursor][1] == "::" and tokens[cursor - 1][0] == IDENT:
+        parts.append(tokens[cursor - 1][1])
+        cursor -= 2
+    return tuple(reversed(parts))
+
+
+def _c_matches(spec: WrapperSpec, qualified: tuple[str, ...]) -> bool:
+    """The call's qualified name and the spec agree on their common trailing components (code inside
+    ``namespace vt`` calls ``env_flag(...)`` for spec ``vt::env_flag``)."""
+    n = min(len(spec.dotted), len(qualified))
+    return qualified[-n:] == spec.dotted[-n:]
+
+
+def _arguments(tokens: list[tuple[str, str, int]], open_paren: int) -> list[list[tuple[str, str, int]]]:
+    """The call's arguments as token lists, split at top-level commas."""
+    args: list[list[tuple[str, str, int]]] = [[]]
+    depth = 0
+    for token in tokens[open_paren + 1 :]:
+        text = token[1] if token[0] == PUNCT else ""
+        if text in ("(", "[", "{"):
+            depth += 1
+        elif text in (")", "]", "}"):
+            if depth == 0:
+                break
+            depth -= 1
+        elif text == "," and depth == 0:
+            args.append([])
+            continue
+        args[-1].append(token)
+    return [] if args == [[]] else args
+
+
+def _name_of(arg: list[tuple[str, str, int]]) -> Expr:
+    """A name argument: only string literals -> static; else dynamic with its leading literal text."""
+    literal: list[str] = []
+    for kind, value, _ in arg:
+        if kind != STRING:
+            return Expr(static=None, prefix="".join(literal))
+        literal.append(value)
+    text = "".join(literal)
+    return Expr(static=text, prefix=text) if literal else Expr(static=None)
+
+
+def _literal_of(arg: list[tuple[str, str, int]]) -> Expr:
+    """A default argument: string literals, one number or true/false are literal; else computed."""
+    source = " ".join(value for _, value, _ in arg)
+    if arg and all(kind == STRING for kind, _, _ in arg):
+        text = "".join(value for _, value, _ in arg)
+        return Expr(static=text, prefix=text, source=source)
+    if len(arg) == 1 and (arg[0][0] == NUMBER or arg[0][1] in ("true", "false")):
+        return Expr(static=arg[0][1], prefix=arg[0][1], source=source)
+    if len(arg) == 1 and arg[0][1] in ("nullptr", "NULL"):
+        return Expr(static=None, is_none=True, source=source)
+    return Expr(static=None, source=source or "?")

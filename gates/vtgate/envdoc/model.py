@@ -4,7 +4,10 @@ message always names the thing that is wrong and the fix."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+
+_SPEC = re.compile(r"^(?P<name>[^:]+(?:::[^:]+)*)(?::(?P<position>[^:]*))?(?::(?P<default>[^:]*))?$")
 
 
 class EnvdocError(Exception):
@@ -70,35 +73,34 @@ class WrapperSpec:
 
     @classmethod
     def parse(cls, text: str) -> WrapperSpec:
-        """Parse ``module.func:POS`` or ``func:POS`` (POS defaults to 0); an optional third field
-        gives the default's position (``func:0:2``) or ``-`` for none (``func:0:-``)."""
+        """Parse ``module.func:POS`` or ``func:POS`` (POS defaults to 0; C++ names may use ``::``,
+        ``vt::env_flag:0``); an optional third field gives the default's position (``func:0:2``) or
+        ``-`` for none (``func:0:-``)."""
         fix = "write it as 'module.func:POS' or 'func:POS', e.g. 'vtengine.knobs.env_flag:0'"
-        parts = text.strip().split(":")
-        if not parts[0] or len(parts) > 3:
+        stripped = text.strip()
+        match = _SPEC.match(stripped)
+        if not match:
             raise EnvdocError(f"wrapper spec {text!r} is malformed: {fix}")
-        dotted = tuple(parts[0].split("."))
+        dotted = tuple(match["name"].replace("::", ".").split("."))
         if not all(part.isidentifier() for part in dotted):
-            raise EnvdocError(f"wrapper spec {text!r}: {parts[0]!r} is not a dotted Python name; {fix}")
-        try:
-            position = int(parts[1]) if len(parts) > 1 else 0
-        except ValueError:
+            raise EnvdocError(f"wrapper spec {text!r}: {match['name']!r} is not a dotted name; {fix}")
+        position_text, default_text = match["position"], match["default"]
+        if position_text is not None and not position_text.isdigit():
             raise EnvdocError(
-                f"wrapper spec {text!r}: position {parts[1]!r} is not an integer; {fix}"
-            ) from None
-        if position < 0:
-            raise EnvdocError(f"wrapper spec {text!r}: position must be >= 0; {fix}")
+                f"wrapper spec {text!r}: position {position_text!r} is not an integer >= 0; {fix}"
+            )
+        position = int(position_text) if position_text else 0
         default_position: int | None = position + 1
-        if len(parts) == 3:
-            if parts[2] == "-":
+        if default_text is not None:
+            if default_text == "-":
                 default_position = None
+            elif default_text.isdigit():
+                default_position = int(default_text)
             else:
-                try:
-                    default_position = int(parts[2])
-                except ValueError:
-                    raise EnvdocError(
-                        f"wrapper spec {text!r}: default position {parts[2]!r} is not an integer or '-'"
-                    ) from None
-        return cls(text=text.strip(), dotted=dotted, position=position, default_position=default_position)
+                raise EnvdocError(
+                    f"wrapper spec {text!r}: default position {default_text!r} is not an integer >= 0 or '-'"
+                )
+        return cls(text=stripped, dotted=dotted, position=position, default_position=default_position)
 
     def matches(self, qualified: tuple[str, ...]) -> bool:
         """True when the qualified callee or definition name ends with this spec's components."""

@@ -29,7 +29,6 @@ class Finding:
     message: str  # the whole story, with the fix
     hint: str = ""  # a few words for the terminal table
 
-
     @property
     def where(self) -> str:
         return f"{self.file}:{self.line}" if self.line else self.file

@@ -104,7 +104,7 @@ def scan_file(path: Path, shown: str, wrappers: Sequence[WrapperSpec], words: Se
         if not any(word in text for word in words):
             return FileScan(file=shown)
         return scan_python_text(text, shown, wrappers)
-    return scan_c_text(text, shown)
+    return scan_c_text(text, shown, wrappers)
 
 
 def _scan_chunk(
