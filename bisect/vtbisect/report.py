@@ -151,7 +151,8 @@ def parse_bisect_log(text: str) -> ReplayRecord:
 
 
 def recipe_command(recipe: dict[str, Any]) -> str:
-    return shlex.join(recipe["argv"])
+    """The runner as one shell line; ``$WORKTREE`` stands for the candidate's worktree."""
+    return shlex.join(recipe["argv"]).replace("'<worktree>'", '"$WORKTREE"')
 
 
 def readme(outcome: Outcome, recipe: dict[str, Any], step_logs: dict[int, str]) -> str:
@@ -173,9 +174,14 @@ def readme(outcome: Outcome, recipe: dict[str, Any], step_logs: dict[int, str]) 
         out.append(f"- not bisected: {gate} ({why})")
     out += ["", "## Runner recipe", "", "Reproduce the whole bisection with:", "", "```sh",
             recipe["reproduce"], "```", "",
-            "Each step ran in a detached worktree of the candidate (clean, verified at the commit before "
-            "the run), with the working directory at the worktree root:", "", "```sh",
-            recipe_command(recipe), "```", ""]
+            "Each step ran in a detached worktree of the candidate (`git worktree add --detach`, clean and "
+            "verified at the commit before the run; a masked culprit's steps with the earlier culprits "
+            "reverted by `git revert --no-commit`), with the working directory at the worktree root "
+            "(`WORKTREE`):", "", "```sh", "cd \"$WORKTREE\" && " + recipe_command(recipe), "```", ""]
+    if recipe.get("mode") == "gate":
+        out += [f"The oracle (suite and goldens) was copied once from {recipe.get('oracle_source')} into "
+                f"`{recipe.get('suite')}` (digest `{recipe.get('digest')}`); every candidate was judged "
+                "against it, never against its own goldens.", ""]
     if recipe.get("env"):
         out += ["Environment that reaches the verdict (and the cache key):", "", "```"]
         out += [f"{k}={v}" for k, v in recipe["env"].items()]

@@ -226,6 +226,7 @@ class GateRunner:
     digest: str
     timeout: float | None = None
     deliberate: frozenset[str] = frozenset()  # gates the suite marks deliberate red
+    oracle_source: str = "the checkout"
     python: str = sys.executable
 
     def argv(self, root: Path) -> list[str]:

@@ -77,7 +77,8 @@ def _build_runner(
     selected = tuple(gates) if gates else oracle.gates
     if not selected:
         raise fail(f"the suite {oracle.suite} declares no gates", ExitCode.NOTHING)
-    runner = GateRunner(oracle.suite, selected, env, oracle.digest, timeout, deliberate=oracle.deliberate)
+    runner = GateRunner(oracle.suite, selected, env, oracle.digest, timeout, deliberate=oracle.deliberate,
+                        oracle_source="the checkout" if oracle.source == "checkout" else f"commit {oracle.source}")
     return runner, list(rest), True
 
 
@@ -87,6 +88,7 @@ def _recipe(argv: list[str], runner: Runner, env: dict[str, str], cache_dir: Pat
         "mode": "gate" if gate_mode else "command",
         "suite": str(runner.suite) if gate_mode else None,
         "digest": runner.digest if gate_mode else None,
+        "oracle_source": runner.oracle_source if gate_mode else None,
         "argv": runner.recipe(),
         "cwd": "<worktree of the candidate>",
         "env": verdict_env(env),

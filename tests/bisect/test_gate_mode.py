@@ -1,0 +1,172 @@
+"""Gate mode: each candidate judged by ``vtgate check --root <worktree>`` against a fixed oracle (the
+suite and goldens of the user's checkout), on a generated project with a toy engine whose probes
+report their source tree hash (docs/contracts.md sections 2-4)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+VTGATE = str(Path(sys.executable).parent / "vtgate")
+
+TOY_INIT = '''\
+"""A toy engine: counters computed from constants in its own files."""
+import hashlib
+import os
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+
+def tree_hash() -> str:
+    digest = hashlib.sha256()
+    files = sorted((p.relative_to(HERE).as_posix(), p) for p in HERE.rglob("*.py")
+                   if not any(part.startswith(".") or part == "__pycache__" for part in p.relative_to(HERE).parts))
+    for rel, path in files:
+        digest.update(rel.encode() + b"\\0" + hashlib.sha256(path.read_bytes()).digest())
+    value = digest.hexdigest()
+    return "0" * 64 if os.environ.get("TOY_STALE") else value
+'''
+
+TOY_PROBES = '''\
+from toyeng import tree_hash
+from toyeng.alpha import ALPHA_A, ALPHA_B
+from toyeng.beta import BETA
+
+
+def measure() -> dict:
+    return {"counters": {"alpha": ALPHA_A + ALPHA_B, "beta": BETA, "gamma": 3}, "meta": {"source_tree_hash": tree_hash()}}
+'''
+
+SUITE = '''\
+[suite]
+pythonpath = ["src"]
+source_tree = "src/toyeng"
+timeout = 30
+
+[[gate]]
+name = "alpha"
+kind = "counters"
+counters = ["alpha"]
+probe = "toyeng.probes:measure"
+
+[[gate]]
+name = "beta"
+kind = "counters"
+counters = ["beta"]
+probe = "toyeng.probes:measure"
+
+[[gate]]
+name = "steady"
+kind = "counters"
+counters = ["gamma"]
+probe = "toyeng.probes:measure"
+'''
+
+
+def alpha_file(a: int, b: int) -> str:
+    # The two parts live far apart so reverting one never conflicts with a change to the other.
+    return f"ALPHA_A = {a}\n" + "\n" * 8 + "# the second part\n" + "\n" * 8 + f"ALPHA_B = {b}\n"
+
+
+def toy_project(make_history, kit):
+    repo = make_history("toy")
+    repo.commit({"vtgate.toml": SUITE, "src/toyeng/__init__.py": TOY_INIT, "src/toyeng/probes.py": TOY_PROBES,
+                 "src/toyeng/alpha.py": alpha_file(1, 1), "src/toyeng/beta.py": "BETA = 7\n"}, "toy engine")
+    done = subprocess.run([VTGATE, "bless", "alpha", "beta", "steady", "--reason", "first measurement"],
+                          cwd=repo.path, capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"})
+    assert done.returncode == 0, done.stderr
+    repo.commit({}, "bless the goldens")
+    return repo
+
+
+@pytest.fixture
+def toy(make_history, kit):
+    """GOOD = shas[1]; alpha breaks at shas[4] and again (masked) at shas[9]; beta breaks at shas[7];
+    shas[5] cannot import (untestable); 'steady' never changes."""
+    repo = toy_project(make_history, kit)
+    repo.filler(1)                                                             # 2
+    repo.filler(1)                                                             # 3
+    repo.commit({"src/toyeng/alpha.py": alpha_file(2, 1)}, "alpha: contract the first part")  # 4
+    repo.commit({"src/toyeng/beta.py": "BETA = (\n"}, "beta: half-written edit")   # 5 (syntax error)
+    repo.commit({"src/toyeng/beta.py": "BETA = 7\n"}, "beta: finish the edit")      # 6
+    repo.commit({"src/toyeng/beta.py": "BETA = 8\n"}, "beta: flip the default arm")  # 7
+    repo.filler(1)                                                             # 8
+    repo.commit({"src/toyeng/alpha.py": alpha_file(2, 5)}, "alpha: flip the second part")  # 9
+    repo.filler(2)                                                             # 10, 11
+    return repo
+
+
+def test_all_red_finds_per_gate_culprits_and_the_masked_one_in_one_run(toy, kit, vtbisect, tmp_path):
+    evidence = tmp_path / "evidence"
+    ran = vtbisect(toy.path, f"{toy.shas[1]}..HEAD", "--all-red", "--all-culprits", "--evidence", str(evidence))
+    assert ran.code == 1, ran.stderr
+    found = {(c["commit"], tuple(c["gates"]), c["masked_by"]) for c in ran.culprits}
+    assert found == {
+        (toy.shas[4], ("alpha",), None),
+        (toy.shas[7], ("beta",), None),
+        (toy.shas[9], ("alpha",), toy.shas[4]),
+    }
+    assert ran.record["gates"] == ["alpha", "beta"]
+    assert "steady" in ran.record["dropped"]
+    # One judgement per commit served both gates: no commit was judged twice without reverts.
+    plain = [s["commit"] for s in ran.record["steps"] if not s["reverts"] and not s["cached"]]
+    assert len(plain) == len(set(plain))
+    assert all(set(s["gates"]) == {"alpha", "beta", "steady"} for s in ran.record["steps"] if s["phase"] == "endpoint")
+    readme = (evidence / "README-bisect.md").read_text()
+    assert "-m vtgate check --suite" in readme and '--root "$WORKTREE"' in readme
+    assert "copied once from the checkout" in readme
+
+
+def test_probe_that_cannot_run_is_untestable_not_bad(toy, kit, vtbisect):
+    ran = vtbisect(toy.path, f"{toy.shas[1]}..HEAD", "--gate", "beta")
+    assert ran.code == 1, ran.stderr
+    assert [c["commit"] for c in ran.culprits] == [toy.shas[7]]
+    broken = [s for s in ran.record["steps"] if s["commit"] == toy.shas[5]]
+    assert all(s["verdict"] == "skip" for s in broken)
+
+
+def test_the_oracle_is_the_checkout_not_the_candidate(toy, kit, vtbisect):
+    # Rewrite the goldens in a later commit to the broken values: the candidates' own goldens must
+    # not matter, the user's checkout's do. Judged with --suite-from the GOOD commit.
+    ran = vtbisect(toy.path, f"{toy.shas[1]}..HEAD", "--gate", "beta", "--suite-from", toy.shas[1])
+    assert ran.code == 1, ran.stderr
+    assert [c["commit"] for c in ran.culprits] == [toy.shas[7]]
+
+
+def test_stale_source_tree_is_an_error_never_a_verdict(toy, kit, vtbisect):
+    ran = vtbisect(toy.path, f"{toy.shas[1]}..HEAD", "--gate", "alpha", "--no-cache", env={"TOY_STALE": "1"})
+    assert ran.code == 3
+    assert "stale" in ran.stderr
+    assert ran.record is None
+    assert kit.leftover_worktrees(toy.path) == []
+
+
+def test_unknown_gate_and_green_gate_at_bad(toy, kit, vtbisect):
+    unknown = vtbisect(toy.path, f"{toy.shas[1]}..HEAD", "--gate", "nope")
+    assert unknown.code == 2
+    assert "unknown gate nope" in unknown.stderr and "alpha" in unknown.stderr
+    green = vtbisect(toy.path, f"{toy.shas[1]}..HEAD", "--gate", "steady")
+    assert green.code == 2
+    assert "gate steady is green at BAD" in green.stderr
+
+
+def test_gate_red_at_good(toy, kit, vtbisect):
+    ran = vtbisect(toy.path, f"{toy.shas[4]}..HEAD", "--gate", "alpha", "-j", "2")
+    assert ran.code == 2
+    assert "GOOD endpoint" in ran.stderr and "alpha" in ran.stderr
+
+
+def test_deliberate_red_trailer_names_the_gate(make_history, kit, vtbisect):
+    repo = toy_project(make_history, kit)
+    repo.filler(2)
+    repo.commit({"src/toyeng/beta.py": "BETA = 9\n"}, "beta: strict oracle lands red on purpose",
+                body="Deliberate-Red: beta")
+    repo.filler(2)
+    ran = vtbisect(repo.path, f"{repo.shas[1]}..HEAD", "--gate", "beta")
+    assert ran.code == 0, ran.stderr
+    assert [(c["commit"], c["kind"]) for c in ran.culprits] == [(repo.shas[4], "deliberate")]
