@@ -120,3 +120,14 @@ def test_github_and_json_to_stdout_together_is_a_usage_error(project) -> None:
     project.doc()
     done = envdoc(project.root, "--github", "--json", "-")
     assert done.returncode == 2
+
+
+def test_root_option_reads_that_trees_config_and_reports_paths_relative_to_it(project, tmp_path_factory) -> None:
+    project.write("pyproject.toml", '[tool.vtgate.envdoc]\nsources = ["engine"]\n')
+    project.write("engine/knobs.py", 'import os\nA = os.environ.get("VT_NEW")\n')
+    project.write("scripts/ignored.py", 'import os\nB = os.environ.get("VT_NOT_SCANNED")\n')
+    project.doc()
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    done = envdoc(elsewhere, "--root", str(project.root), "--json", "-")
+    assert done.returncode == 1
+    assert json.loads(done.stdout)["undocumented"] == [{"name": "VT_NEW", "file": "engine/knobs.py", "line": 2}]

@@ -29,7 +29,7 @@ KIND_LABEL = {
 @app.command()
 def envdoc(
     sources: list[str] = typer.Argument(
-        None, metavar="[SRC]...", help="Folders or files to scan (default: config, else '.')."
+        None, metavar="SRC", help="Folders or files to scan (default: config, else '.')."
     ),
     doc: str = typer.Option(
         None, "--doc", metavar="FILE", help="The knob table (default: docs/ENVIRONMENT.md)."
@@ -52,7 +52,7 @@ def envdoc(
     root: Path = typer.Option(
         None,
         "--root",
-        help="Project root: config, --doc and reported paths are relative to it (default: cwd).",
+        help="Project root: its pyproject.toml/vtgate.toml configure the run, the config's paths and the reported paths are relative to it (default: cwd). SRC and --doc are relative to cwd.",
     ),
     jobs: int = typer.Option(None, "-j", "--jobs", min=1, help="Worker processes (default: by tree size)."),
     json_path: str = typer.Option(
