@@ -182,6 +182,13 @@ def check_stale(result: ProbeResult, expected_hash: str | None, source_tree: str
     return ProbeResult(result.key, None, message, "stale", result.seconds, result.stderr_tail)
 
 
+def changed_during_run(result: ProbeResult, source_tree: str | None) -> ProbeResult:
+    """The tree under test changed while probes ran: no observation can be trusted to be of one tree."""
+    message = (f"stale guard: {source_tree} under {result.key.root} changed while the probes ran "
+               "(someone edited or checked out files); re-run the check on a quiet tree")
+    return ProbeResult(result.key, None, message, "stale", result.seconds, result.stderr_tail)
+
+
 def expected_tree_hash(root: Path, settings: SuiteSettings) -> str | None:
     if not settings.source_tree:
         return None

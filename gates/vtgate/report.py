@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from vtgate.goldens import display_path
@@ -28,15 +29,15 @@ def render_table(report: CheckReport, console: Console) -> None:
     for result in report.gates:
         style = STYLES.get(result.status, "")
         summary = result.summary.split("\n--- probe stderr")[0] if result.status == "error" else result.summary
-        table.add_row(f"[{style}]{result.status}[/]", result.name, result.spec.kind, result.spec.tier,
-                      summary, f"{result.seconds:.1f}")
+        table.add_row(f"[{style}]{result.status}[/]", escape(result.name), result.spec.kind, escape(result.spec.tier),
+                      escape(summary), f"{result.seconds:.1f}")
     console.print(table)
     for result in report.gates:
         if result.status == "error" and "--- probe stderr" in (result.error or ""):
-            console.print(f"\n[bold magenta]{result.name}[/] ({result.error_kind}):")
+            console.print(f"\n[bold magenta]{escape(result.name)}[/] ({result.error_kind}):")
             console.print(result.error, markup=False)
     for path in report.unused_goldens:
-        console.print(f"[yellow]unused golden[/]: {display_path(path, report.suite.root)} is used by no gate "
+        console.print(f"[yellow]unused golden[/]: {escape(display_path(path, report.suite.root))} is used by no gate "
                       "(delete it, or point a gate at it)")
     console.print(_footer(report))
 

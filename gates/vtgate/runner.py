@@ -15,7 +15,14 @@ from vtgate.errors import ErrorKind, GateError
 from vtgate.exitcodes import ExitCode
 from vtgate.goldens import golden_files, load_golden
 from vtgate.kinds import get_kind
-from vtgate.probes import ProbeKey, ProbeResult, check_stale, expected_tree_hash, run_probes
+from vtgate.probes import (
+    ProbeKey,
+    ProbeResult,
+    changed_during_run,
+    check_stale,
+    expected_tree_hash,
+    run_probes,
+)
 from vtgate.records import Cases, GateSpec, Suite, Verdict
 from vtgate.suite import select_gates
 
@@ -199,8 +206,11 @@ def measure(
             keys[spec.name][request.label] = key
             timeouts[key] = max(timeouts.get(key, 0.0), spec.timeout)
             requested += 1
+    before = expected_tree_hash(root, suite.settings)
     results = run_probes(list(timeouts), root, suite.settings, timeouts=timeouts, jobs=jobs)
     expected = expected_tree_hash(root, suite.settings)
+    if before != expected:
+        results = {key: changed_during_run(result, suite.settings.source_tree) for key, result in results.items()}
     stale_free = {
         spec.name: {
             label: (check_stale(results[key], expected, suite.settings.source_tree) if request.check_stale else results[key])

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 
 from vtgate.app import app
 from vtgate.commands.check import ROOT_OPTION, SUITE_OPTION, config_error
@@ -43,7 +44,7 @@ def bless(
         kind = get_kind(spec.kind)
         where = "its bands are pinned inline: edit them at " + spec.where if kind.pin_source == "inline" else \
             "it compares runs with each other and has no pin"
-        console.print(f"[bold red]{spec.name}[/]: kind '{spec.kind}' has no golden file to bless; {where}")
+        console.print(f"[bold red]{spec.name}[/]: kind '{spec.kind}' has no golden file to bless; {escape(where)}")
     specs = [s for s in specs if s not in refused]
     root_path = root.resolve() if root is not None else loaded.root
     measurement = measure(specs, loaded, root=root_path, jobs=jobs)
@@ -61,23 +62,23 @@ def bless(
             new_pin = kind.pin_from(spec, observations)
             old = load_golden(spec.golden, spec.name, loaded.root) if spec.golden.is_file() else None
         except GateError as error:
-            console.print(f"[bold magenta]{spec.name}[/]: cannot bless ({error.kind}): {error.message}", markup=True)
+            console.print(f"[bold magenta]{spec.name}[/]: cannot bless ({error.kind}): {escape(error.message)}")
             failures += 1
             continue
         if old is not None and dict(old.value) == new_pin:
-            console.print(f"{spec.name}: unchanged ({kind.describe_pin(new_pin)}); {shown} left as it is")
+            console.print(f"{spec.name}: unchanged ({kind.describe_pin(new_pin)}); {shown} left as it is", markup=False)
             continue
         change = kind.describe_change(old.value, new_pin) if old else f"new golden: {kind.describe_pin(new_pin)}"
-        console.print(f"{spec.name}: {change}")
+        console.print(f"{spec.name}: {change}", markup=False)
         if dry_run:
-            console.print(f"  (dry run: {shown} not written)")
+            console.print(f"  (dry run: {shown} not written)", markup=False)
             continue
         meta = next(iter(observations.values()), {}).get("meta")
         record = provenance(root_path, dict(spec.env), reason.strip(), meta if isinstance(meta, dict) else None)
         golden = blessed(old, spec.name, spec.tier, new_pin, record,
                          kind.describe_pin(old.value) if old else None, kind.describe_pin(new_pin))
         write_golden(spec.golden, golden)
-        console.print(f"  wrote {shown} (history: {len(golden.history)} entries)")
+        console.print(f"  wrote {shown} (history: {len(golden.history)} entries)", markup=False)
     if failures > len(refused):
         return int(ExitCode.INTERNAL)
     return int(ExitCode.USAGE if refused else ExitCode.OK)

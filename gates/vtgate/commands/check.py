@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 
 from vtgate.app import app
 from vtgate.errors import SuiteError
@@ -19,7 +20,7 @@ ROOT_OPTION = typer.Option(None, "--root", help="Tree whose code is under test (
 
 
 def config_error(error: SuiteError) -> typer.Exit:
-    console.print(f"[bold red]configuration error[/]: {error}", markup=True, highlight=False)
+    console.print(f"[bold red]configuration error[/]: {escape(str(error))}", highlight=False)
     return typer.Exit(ExitCode.USAGE)
 
 
@@ -43,7 +44,7 @@ def check(
     except SuiteError as error:
         raise config_error(error) from None
     if not report.gates:
-        console.print("nothing to check: no gate selected" + (f" by -k {keyword!r}" if keyword else ""))
+        console.print("nothing to check: no gate selected" + (f" by -k {keyword!r}" if keyword else ""), markup=False)
     else:
         render_table(report, console)
     if json_path:

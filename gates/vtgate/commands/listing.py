@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from vtgate.app import app
@@ -42,8 +43,8 @@ def list_gates(
         env = " ".join(f"{k}={v}" for k, v in spec.env.items())
         if spec.deliberate_red:
             pin += f" [deliberate red {spec.deliberate_red.issue}]"
-        table.add_row(spec.name, spec.kind, spec.tier, str(spec.probe or kind.default_probe), pin, env,
-                      str(spec.line or ""))
+        table.add_row(escape(spec.name), spec.kind, escape(spec.tier), escape(str(spec.probe or kind.default_probe)),
+                      escape(pin), escape(env), str(spec.line or ""))
     console.print(table)
     console.print(f"{len(gates)} gates in {display_path(loaded.path)}")
     return 0 if gates else 5
