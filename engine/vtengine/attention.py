@@ -129,6 +129,51 @@ def attend_scalar(q: np.ndarray, k: np.ndarray, v: np.ndarray, ctx: int, scale: 
     return out
 
 
+def attend_rows(
+    q: np.ndarray, k: np.ndarray, v: np.ndarray, ctxs: np.ndarray, scale: np.float32, arm: str
+) -> np.ndarray:
+    """Several query rows of one sequence at once (prefill, recompute, verification): q [R, H, hd],
+    k [n_kv, hd, T >= max ctx], v [n_kv, >= max ctx, hd], row r attends to positions [0, ctxs[r]).
+
+    Bit-identical to calling the arm's single-row body per row: every score and product is the same
+    elementwise operation; masked keys get score -inf, so exp gives +0.0 and p = +0.0, and adding
+    those after the valid terms changes no sum (a sequential sum from +0.0 is never -0.0). The FMA
+    arm's fused V accumulate keeps ``out`` unchanged past a row's context (a select, not an add).
+    """
+    rows, heads, hd = q.shape
+    n_kv = k.shape[0]
+    group = heads // n_kv
+    t_max = int(ctxs.max())
+    qg = q.reshape(rows, n_kv, group, hd)
+    if arm == "scalar_fma":
+        lanes = np.zeros((4, rows, n_kv, group, k.shape[2]), np.float32)
+        for d0 in range(0, hd, 4):
+            qa = qg[:, :, :, d0 : d0 + 4].transpose(3, 0, 1, 2)[..., None]  # [4, R, n_kv, g, 1]
+            ka = k[:, d0 : d0 + 4, :].transpose(1, 0, 2)[:, None, :, None, :]  # [4, 1, n_kv, 1, T]
+            lanes = fma_f32(qa, ka, lanes)
+        dots = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))[..., :t_max]
+    else:
+        prod = qg[:, :, :, :, None] * k[None, :, None, :, :]  # [R, n_kv, g, hd, T]
+        if arm == "bfdot":
+            prod = prod[:, :, :, 0::2, :] + prod[:, :, :, 1::2, :]
+        dots = sum_sequential(prod, axis=3)[..., :t_max]
+    valid = np.arange(t_max)[None, :] < ctxs[:, None]  # [R, T]
+    scores = np.where(valid[:, None, None, :], dots * scale, np.float32(-np.inf))
+    m = scores.max(axis=-1, keepdims=True)
+    e = exp_f32(scores - m)
+    z = sum_sequential(e, axis=-1)
+    p = e / z[..., None]  # [R, n_kv, g, T]
+    vt = v[:, :t_max, :]
+    if arm == "scalar_fma":
+        out = np.zeros((rows, n_kv, group, hd), np.float32)
+        for t in range(t_max):
+            fused = fma_f32(p[:, :, :, t, None], vt[None, :, None, t, :], out)
+            out = np.where((t < ctxs)[:, None, None, None], fused, out)
+    else:
+        out = sum_sequential(p[:, :, :, :, None] * vt[None, :, None, :, :], axis=3)  # sequential over keys
+    return out.reshape(rows, heads, hd)
+
+
 BODIES: dict[str, Body] = {
     "default": attend_default,
     "scalar_fma": attend_fma,
@@ -145,6 +190,26 @@ def dispatch_body(arm: str, q_dtype: str, kv_dtype: str) -> Body:
     if arm == "bfdot" and not (q_dtype == "bf16" and kv_dtype == "bf16"):
         return attend_default
     return BODIES[arm]
+
+
+def paged_attention_rows(
+    q: np.ndarray,
+    k_cache: np.ndarray,
+    v_cache: np.ndarray,
+    table: np.ndarray,
+    ctxs: np.ndarray,
+    scale: np.float32,
+    arm: str = "default",
+    q_dtype: str = "f32",
+) -> np.ndarray:
+    """Query rows q [R, H, hd] of one sequence, row r over its first ctxs[r] positions: one gather,
+    then the rows together (bit-identical to one :func:`paged_attention` call per row)."""
+    body = dispatch_body(arm, q_dtype, dtype_name(k_cache.dtype))
+    k, v = gather_kv(k_cache, v_cache, table, int(ctxs.max()))
+    if len(ctxs) == 1:
+        return body(q[0], k, v, int(ctxs[0]), scale)[None]
+    effective = {attend_default: "default", attend_bfdot: "bfdot", attend_fma: "scalar_fma"}[body]
+    return attend_rows(q, k, v, ctxs, scale, effective)
 
 
 def paged_attention(

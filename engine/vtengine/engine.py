@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vtengine.arms import select_arms
-from vtengine.attention import paged_attention
+from vtengine.attention import paged_attention_rows
 from vtengine.dequant import DequantCache
 from vtengine.gemv import Linear
 from vtengine.knobs import Knobs
@@ -140,37 +140,43 @@ class Engine:
             prof.add("rope", t0)
         return y
 
-    def _attention(self, layer: int, q: np.ndarray, rows: list[tuple[Sequence, np.ndarray, int]]) -> np.ndarray:
-        """q [R, H, hd]; rows[r] = (sequence, its block table, position). One paged-attention call
-        per query row over positions [0, position]; heads split over the thread pool by KV head."""
+    def _attention(self, layer: int, q: np.ndarray, groups: list[tuple[np.ndarray, int, np.ndarray]]) -> np.ndarray:
+        """q [R, H, hd]; groups[i] = (block table, first row, positions) of one sequence's rows.
+        Rows of a sequence attend together in chunks (bounded memory); row r covers positions
+        [0, position_r]. With a pool, KV heads are split across threads."""
         prof = self.prof
         t0 = clock() if prof else 0.0
         cfg = self.config
         arm = self.arms["paged_attention"]
         q_dtype = "bf16" if self.bf16 else "f32"
         k_cache, v_cache = self.kv.k[layer], self.kv.v[layer]
-        out = np.empty((q.shape[0], cfg.n_heads, self.head_dim), np.float32)
-        group = cfg.n_heads // cfg.n_kv_heads
-        for r, (_, table, pos) in enumerate(rows):
-            if self.pool is None or cfg.n_kv_heads == 1:
-                out[r] = paged_attention(q[r], k_cache, v_cache, table, pos + 1, self.scale, arm, q_dtype)
-                continue
-            futures = [
-                self.pool.submit(
-                    paged_attention,
-                    q[r, kv * group : (kv + 1) * group],
-                    k_cache[kv : kv + 1],
-                    v_cache[kv : kv + 1],
-                    table,
-                    pos + 1,
-                    self.scale,
-                    arm,
-                    q_dtype,
-                )
-                for kv in range(cfg.n_kv_heads)
-            ]
-            for kv, future in enumerate(futures):
-                out[r, kv * group : (kv + 1) * group] = future.result()
+        heads, hd = cfg.n_heads, self.head_dim
+        out = np.empty((q.shape[0], heads, hd), np.float32)
+        group = heads // cfg.n_kv_heads
+        for table, first, positions in groups:
+            step = max(1, (1 << 21) // (heads * hd * (int(positions.max()) + 1)))
+            for c in range(0, len(positions), step):
+                rows = slice(first + c, first + min(c + step, len(positions)))
+                ctxs = positions[c : c + step] + 1
+                if self.pool is None or cfg.n_kv_heads == 1:
+                    out[rows] = paged_attention_rows(q[rows], k_cache, v_cache, table, ctxs, self.scale, arm, q_dtype)
+                    continue
+                futures = [
+                    self.pool.submit(
+                        paged_attention_rows,
+                        q[rows, kv * group : (kv + 1) * group],
+                        k_cache[kv : kv + 1],
+                        v_cache[kv : kv + 1],
+                        table,
+                        ctxs,
+                        self.scale,
+                        arm,
+                        q_dtype,
+                    )
+                    for kv in range(cfg.n_kv_heads)
+                ]
+                for kv, future in enumerate(futures):
+                    out[rows, kv * group : (kv + 1) * group] = future.result()
         y = self.round(out.reshape(q.shape[0], -1))  # round the attention output to bf16
         if prof:
             prof.add("attention", t0)
@@ -193,11 +199,12 @@ class Engine:
         positions = np.concatenate([np.arange(s.length, s.length + n) for s, n in zip(seqs, counts, strict=False)])
         if positions.max() >= cfg.max_context:
             raise ValueError(f"sequence longer than the model's context {cfg.max_context}")
-        rows: list[tuple[Sequence, np.ndarray, int]] = []
-        for s, n in zip(seqs, counts, strict=False):
+        groups: list[tuple[np.ndarray, int, np.ndarray]] = []
+        first = 0
+        for s, n in zip(seqs, counts, strict=True):
             self.kv.reserve(s, s.length + n)
-            table = s.table()
-            rows += [(s, table, s.length + j) for j in range(n)]
+            groups.append((s.table(), first, positions[first : first + n]))
+            first += n
         if prof:
             prof.tokens[prof.phase] += int(ids.size)
 
@@ -221,7 +228,7 @@ class Engine:
                 start += n
             if prof:
                 prof.add("kv_write", t0)
-            attn = self._attention(layer, q, rows)
+            attn = self._attention(layer, q, groups)
             x = self.round(x + self._linear(attn, f"layers.{layer}.o"))  # residual, rounded
             h = self._rmsnorm(x, self.norm_post[layer])
             gate_up = self._linear(h, f"layers.{layer}.gate_up")

@@ -146,3 +146,33 @@ def test_opt_in_arms_change_engine_logits(tiny: Model, knobs: Knobs) -> None:
     b = Engine(tiny, knobs).forward_logits(ids)
     assert not np.array_equal(a, b)
     assert np.abs(a - b).max() < 0.2
+
+
+@pytest.mark.parametrize("arm", ["default", "scalar_fma", "bfdot"])
+@pytest.mark.parametrize("block_size", [1, 4])
+def test_rows_together_equal_one_call_per_row(arm: str, block_size: int) -> None:
+    from vtengine.attention import paged_attention_rows
+    from vtengine.numerics import BF16
+
+    rng = np.random.default_rng(8)
+    rows, heads, n_kv, hd, blocks = 9, 4, 2, 8, 12
+    q = round_bf16(rng.standard_normal((rows, heads, hd)).astype(np.float32))
+    k_cache = rng.standard_normal((n_kv, hd, blocks, block_size)).astype(BF16)
+    v_cache = rng.standard_normal((n_kv, blocks, block_size, hd)).astype(BF16)
+    v_cache[:, :, :, 0] = -0.0  # a column of negative zeros must stay exact
+    table = rng.permutation(blocks).astype(np.intp)
+    ctxs = np.array([1, 2, 3, 5, 6, 7, 8, 9, 9])[: rows]
+    scale = np.float32(0.3)
+    together = paged_attention_rows(q, k_cache, v_cache, table, ctxs, scale, arm, "bf16")
+    for r in range(rows):
+        alone = paged_attention(q[r], k_cache, v_cache, table, int(ctxs[r]), scale, arm, "bf16")
+        assert np.array_equal(together[r].view(np.uint32), alone.view(np.uint32)), r
+
+
+@pytest.mark.parametrize("knobs", [Knobs(paged_attn_scalar_fma=True), Knobs(paged_attn_bfdot=True)])
+def test_opt_in_attention_arms_keep_incremental_equal_to_recompute(tiny: Model, knobs: Knobs) -> None:
+    from vtengine import tokenizer
+
+    ids = tokenizer.encode("arms")
+    engine = Engine(tiny, knobs)
+    assert np.array_equal(engine.generate(ids, 4).logits, engine.generate_recompute(ids, 4).logits)
