@@ -44,6 +44,17 @@ def gather_kv(
     return k, v
 
 
+def _pad_head_dim(q: np.ndarray, k: np.ndarray, multiple: int) -> tuple[np.ndarray, np.ndarray]:
+    """Zero-pad q [..., hd] and k [n_kv, hd, T] along head_dim to a multiple of ``multiple`` (for the
+    pair-dot and 4-lane bodies). Exact: an extra 0*0 adds +0.0, and no running sum here is -0.0."""
+    extra = -q.shape[-1] % multiple
+    if extra == 0:
+        return q, k
+    q = np.concatenate([q, np.zeros((*q.shape[:-1], extra), np.float32)], axis=-1)
+    k = np.concatenate([k, np.zeros((k.shape[0], extra, k.shape[2]), np.float32)], axis=1)
+    return q, k
+
+
 def _softmax_v(scores: np.ndarray, v: np.ndarray) -> np.ndarray:
     """scores [n_kv, g, ctx] -> probabilities -> sum_t p[t] * v[t], sequential over keys."""
     m = scores.max(axis=-1, keepdims=True)  # max is exact, any order
@@ -67,7 +78,7 @@ def attend_bfdot(q: np.ndarray, k: np.ndarray, v: np.ndarray, ctx: int, scale: n
     """bf16 pair-dot q.k: bf16 x bf16 products are exact in float32; adjacent pairs are summed
     first, then the pair sums accumulate sequentially. Softmax and V as the default."""
     n_kv, hd, _ = k.shape
-    qg = q.reshape(n_kv, -1, hd)
+    qg, k = _pad_head_dim(q.reshape(n_kv, -1, hd), k, 2)
     prod = qg[:, :, :, None] * k[:, None, :, :]
     pairs = prod[:, :, 0::2, :] + prod[:, :, 1::2, :]
     scores = sum_sequential(pairs, axis=2)[:, :, :ctx] * scale
@@ -79,11 +90,10 @@ def attend_fma(q: np.ndarray, k: np.ndarray, v: np.ndarray, ctx: int, scale: np.
     lanes combined pairwise (l0+l1)+(l2+l3); softmax as the default; V accumulate fused:
     out = fma(p[t], v[t], out), sequential over keys."""
     n_kv, hd, t_pad = k.shape
-    assert hd % 4 == 0, "the 4-lane FMA body needs head_dim % 4 == 0"
-    qg = q.reshape(n_kv, -1, hd)
+    qg, k = _pad_head_dim(q.reshape(n_kv, -1, hd), k, 4)
     g = qg.shape[1]
     lanes = np.zeros((4, n_kv, g, t_pad), np.float32)
-    for d0 in range(0, hd, 4):
+    for d0 in range(0, k.shape[1], 4):
         qa = qg[:, :, d0 : d0 + 4].transpose(2, 0, 1)[:, :, :, None]  # [4, n_kv, g, 1]
         ka = k[:, d0 : d0 + 4, :].transpose(1, 0, 2)[:, :, None, :]  # [4, n_kv, 1, T]
         lanes = fma_f32(qa, ka, lanes)
@@ -145,9 +155,11 @@ def attend_rows(
     group = heads // n_kv
     t_max = int(ctxs.max())
     qg = q.reshape(rows, n_kv, group, hd)
+    if arm in ("scalar_fma", "bfdot"):
+        qg, k = _pad_head_dim(qg, k, 4 if arm == "scalar_fma" else 2)
     if arm == "scalar_fma":
         lanes = np.zeros((4, rows, n_kv, group, k.shape[2]), np.float32)
-        for d0 in range(0, hd, 4):
+        for d0 in range(0, k.shape[1], 4):
             qa = qg[:, :, :, d0 : d0 + 4].transpose(3, 0, 1, 2)[..., None]  # [4, R, n_kv, g, 1]
             ka = k[:, d0 : d0 + 4, :].transpose(1, 0, 2)[:, None, :, None, :]  # [4, 1, n_kv, 1, T]
             lanes = fma_f32(qa, ka, lanes)

@@ -149,13 +149,13 @@ def test_opt_in_arms_change_engine_logits(tiny: Model, knobs: Knobs) -> None:
 
 
 @pytest.mark.parametrize("arm", ["default", "scalar_fma", "bfdot"])
-@pytest.mark.parametrize("block_size", [1, 4])
-def test_rows_together_equal_one_call_per_row(arm: str, block_size: int) -> None:
+@pytest.mark.parametrize("block_size,hd", [(1, 8), (4, 8), (3, 6), (4, 5)])
+def test_rows_together_equal_one_call_per_row(arm: str, block_size: int, hd: int) -> None:
     from vtengine.attention import paged_attention_rows
     from vtengine.numerics import BF16
 
     rng = np.random.default_rng(8)
-    rows, heads, n_kv, hd, blocks = 9, 4, 2, 8, 12
+    rows, heads, n_kv, blocks = 9, 4, 2, 12
     q = round_bf16(rng.standard_normal((rows, heads, hd)).astype(np.float32))
     k_cache = rng.standard_normal((n_kv, hd, blocks, block_size)).astype(BF16)
     v_cache = rng.standard_normal((n_kv, blocks, block_size, hd)).astype(BF16)
@@ -176,3 +176,19 @@ def test_opt_in_attention_arms_keep_incremental_equal_to_recompute(tiny: Model, 
     ids = tokenizer.encode("arms")
     engine = Engine(tiny, knobs)
     assert np.array_equal(engine.generate(ids, 4).logits, engine.generate_recompute(ids, 4).logits)
+
+
+@pytest.mark.parametrize("hd", [5, 6, 34])
+def test_fma_and_bfdot_bodies_handle_head_dims_off_their_lane_width(hd: int) -> None:
+    from vtengine.attention import attend_bfdot, attend_fma
+
+    rng = np.random.default_rng(9)
+    q = round_bf16(rng.standard_normal((4, hd)).astype(np.float32))
+    k = round_bf16(rng.standard_normal((2, hd, 7)).astype(np.float32))
+    v = round_bf16(rng.standard_normal((2, 7, hd)).astype(np.float32))
+    scale = np.float32(0.2)
+    want = attend_default(q, k, v, 7, scale)
+    for body in (attend_fma, attend_bfdot):
+        got = body(q, k, v, 7, scale)
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-5)
