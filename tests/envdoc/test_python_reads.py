@@ -133,6 +133,37 @@ def test_names_from_module_constants_plus_and_fstrings_are_resolved(reads_of: Re
     assert all(not read.is_dynamic for read in reads)
 
 
+def test_a_loop_over_literal_names_reads_each_of_them(reads_of: ReadsOf) -> None:
+    reads = reads_of("""
+        import os
+        for name in ("VT_LOOP_A", "VT_LOOP_B"):
+            os.environ.get(name)
+        flags = {n: os.environ.get(n, "0") for n in ["VT_COMP_A", "VT_COMP_B"]}
+        def arms():
+            for arm in ("FMA", "BFDOT"):
+                yield os.environ.get(f"VT_ARM_{arm}")
+    """)
+    assert [(r.name, r.line, r.default) for r in reads] == [
+        ("VT_LOOP_A", 4, None),
+        ("VT_LOOP_B", 4, None),
+        ("VT_COMP_A", 5, "0"),
+        ("VT_COMP_B", 5, "0"),
+        ("VT_ARM_FMA", 8, None),
+        ("VT_ARM_BFDOT", 8, None),
+    ]
+
+
+def test_a_loop_over_names_not_all_literal_stays_dynamic(reads_of: ReadsOf) -> None:
+    reads = reads_of("""
+        import os
+        for name in ("VT_KNOWN", other):
+            os.environ.get(name)
+        for part in ("A", "B"):
+            os.environ.get(f"VT_{part}_{unknown}")
+    """)
+    assert [(r.name, r.prefix) for r in reads] == [(None, ""), (None, "VT_")]
+
+
 def test_unresolvable_names_are_dynamic_with_their_literal_prefix(reads_of: ReadsOf) -> None:
     reads = reads_of("""
         import os

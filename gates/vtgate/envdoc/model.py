@@ -21,12 +21,15 @@ class Expr:
 
     ``static`` is the full string value when it is known; otherwise ``prefix`` is the literal text
     the value is known to start with ("" when nothing is known). ``is_none`` marks the literal None
-    (a default of None means "no default"). ``source`` is the expression's text, for messages."""
+    (a default of None means "no default"). ``source`` is the expression's text, for messages.
+    ``choices`` lists the possible values when the expression is one of several known strings, as
+    the variable of ``for name in ("VT_A", "VT_B")`` is."""
 
     static: str | None
     prefix: str = ""
     is_none: bool = False
     source: str = ""
+    choices: tuple[str, ...] = ()  # the value is one of these (a loop over literal names)
 
     @property
     def is_static(self) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import bisect
 import io
+import os
 import tokenize
 from collections.abc import Iterable, Iterator, Sequence
 
@@ -98,6 +99,18 @@ class _Scope:
 
 
 _NEW_SCOPE = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_MAX_CHOICES = 64
+
+
+class LoopValues(ast.expr):
+    """Stands, in a scope's bindings, for "bound by ``for NAME in <iter>``": resolving it gives the
+    literal elements of ``iter`` as choices."""
+
+    _fields = ("iter",)
+
+    def __init__(self, iter: ast.expr) -> None:  # noqa: A002 - the ast field's name
+        super().__init__()
+        self.iter = iter
 
 
 def collect_bindings(body: Iterable[ast.AST]) -> tuple[dict[str, list[ast.expr | None]], set[str]]:
@@ -117,6 +130,12 @@ def collect_bindings(body: Iterable[ast.AST]) -> tuple[dict[str, list[ast.expr |
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             assigned.setdefault(node.target.id, []).append(node.value)
             simple_targets.add(id(node.target))
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and isinstance(
+            node.target, ast.Name
+        ):
+            if isinstance(node.iter, (ast.Tuple, ast.List, ast.Set)):
+                assigned.setdefault(node.target.id, []).append(LoopValues(node.iter))
+                simple_targets.add(id(node.target))
         elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             if id(node) not in simple_targets:
                 bound.add(node.id)
@@ -403,7 +422,7 @@ class _Scanner:
 
     def _add(self, default: Expr | None, name: Expr, where: ast.AST, form: str) -> None:
         line = getattr(where, "lineno", 0)
-        self.result.reads.append(make_read(name, default, self.relpath, line, form))
+        self.result.reads.extend(make_reads(name, default, self.relpath, line, form))
 
     def _wrapper_call(self, spec: WrapperSpec, node: ast.Call) -> None:
         if self.in_wrapper_body:
@@ -469,16 +488,21 @@ class _Scanner:
             return Expr(static=None, source=_source(node))
         if isinstance(node, ast.Name):
             return self._resolve_name(node, depth)
+        if isinstance(node, LoopValues):
+            values: list[str] = []
+            for element in node.iter.elts:
+                options = _options(self.resolve(element, depth + 1))
+                if options is None:
+                    return Expr(static=None, source=_source(node.iter))
+                values.extend(options)
+            return _from_values(_source(node.iter), values) if values else _UNKNOWN
         if isinstance(node, ast.BinOp):
             if isinstance(node.op, ast.Add):
                 left = self.resolve(node.left, depth + 1)
-                if left.static is None:
+                if left.static is None and not left.choices:
                     return Expr(static=None, prefix=left.prefix, source=_source(node))
                 right = self.resolve(node.right, depth + 1)
-                if right.static is not None:
-                    text = left.static + right.static
-                    return Expr(static=text, prefix=text, source=_source(node))
-                return Expr(static=None, prefix=left.static + right.prefix, source=_source(node))
+                return _concatenated(_source(node), [left, right])
             if isinstance(node.op, ast.Mod):
                 left = self.resolve(node.left, depth + 1)
                 if left.static is not None:
@@ -502,35 +526,57 @@ class _Scanner:
                 values = scope.assigned.get(node.id, [])
                 if len(values) == 1 and values[0] is not None and node.id not in scope.bound:
                     resolved = self.resolve(values[0], depth + 1)
-                    return Expr(resolved.static, resolved.prefix, resolved.is_none, node.id)
+                    return Expr(resolved.static, resolved.prefix, resolved.is_none, node.id, resolved.choices)
                 return Expr(static=None, source=node.id)
         self._module_bindings()
         values = self.module_assigned.get(node.id, [])
         if len(values) == 1 and values[0] is not None and node.id not in self.module_bound:
             resolved = self.resolve(values[0], depth + 1)
-            return Expr(resolved.static, resolved.prefix, resolved.is_none, node.id)
+            return Expr(resolved.static, resolved.prefix, resolved.is_none, node.id, resolved.choices)
         return Expr(static=None, source=node.id)
 
     def _resolve_fstring(self, node: ast.JoinedStr, depth: int) -> Expr:
-        pieces: list[str] = []
+        parts: list[Expr] = []
         for value in node.values:
             if isinstance(value, ast.Constant) and isinstance(value.value, str):
-                pieces.append(value.value)
-                continue
-            if (
+                parts.append(Expr(static=value.value, prefix=value.value))
+            elif (
                 isinstance(value, ast.FormattedValue)
                 and value.format_spec is None
                 and value.conversion in (-1, 115)
             ):
-                inner = self.resolve(value.value, depth + 1)
-                if inner.static is not None:
-                    pieces.append(inner.static)
-                    continue
-                pieces.append(inner.prefix)
-            text = "".join(pieces)
-            return Expr(static=None, prefix=text, source=_source(node))
-        text = "".join(pieces)
-        return Expr(static=text, prefix=text, source=_source(node))
+                parts.append(self.resolve(value.value, depth + 1))
+            else:
+                parts.append(Expr(static=None))
+        return _concatenated(_source(node), parts)
+
+
+def _options(expr: Expr) -> list[str] | None:
+    if expr.static is not None:
+        return [expr.static]
+    return list(expr.choices) if expr.choices else None
+
+
+def _concatenated(source: str, parts: Sequence[Expr]) -> Expr:
+    """The concatenation of ``parts``: static, one of several choices, or dynamic with the literal
+    prefix known up to the first unknown part."""
+    combos = [""]
+    for part in parts:
+        values = _options(part)
+        if values is None:
+            prefix = combos[0] + part.prefix if len(set(combos)) == 1 else os.path.commonprefix(combos)
+            return Expr(static=None, prefix=prefix, source=source)
+        combos = [head + value for head in combos for value in values]
+        if len(combos) > _MAX_CHOICES:
+            return Expr(static=None, prefix=os.path.commonprefix(combos), source=source)
+    return _from_values(source, combos)
+
+
+def _from_values(source: str, values: Sequence[str]) -> Expr:
+    unique = tuple(dict.fromkeys(values))
+    if len(unique) == 1:
+        return Expr(static=unique[0], prefix=unique[0], source=source)
+    return Expr(static=None, prefix=os.path.commonprefix(list(unique)), source=source, choices=unique)
 
 
 def _word_lines(text: str, words: Sequence[str]) -> list[int]:
@@ -550,6 +596,16 @@ def _word_lines(text: str, words: Sequence[str]) -> list[int]:
         if not lines or lines[-1] != line:
             lines.append(line)
     return lines
+
+
+def make_reads(name: Expr, default: Expr | None, relpath: str, line: int, form: str) -> list[EnvRead]:
+    """One read per possible name (a loop over literal names reads each of them)."""
+    if name.static is None and name.choices:
+        return [
+            make_read(Expr(static=choice, prefix=choice), default, relpath, line, form)
+            for choice in name.choices
+        ]
+    return [make_read(name, default, relpath, line, form)]
 
 
 def make_read(name: Expr, default: Expr | None, relpath: str, line: int, form: str) -> EnvRead:

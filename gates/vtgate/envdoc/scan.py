@@ -15,7 +15,7 @@ from pathlib import Path
 
 from vtgate.envdoc.cscan import C_SUFFIXES, scan_c_text
 from vtgate.envdoc.model import EnvdocError, EnvRead, Expr, FileScan, WrapperCall, WrapperDef, WrapperSpec
-from vtgate.envdoc.pyscan import decode_python, make_read, prefilter_words, scan_python_text
+from vtgate.envdoc.pyscan import decode_python, make_reads, prefilter_words, scan_python_text
 
 PY_SUFFIXES = (".py", ".pyw")
 SKIPPED_DIRS = {"__pycache__", "node_modules", "build", "dist", "site-packages"}
@@ -153,7 +153,7 @@ def resolve_wrapper_calls(scans: Sequence[FileScan], wrappers: Sequence[WrapperS
     for scan in scans:
         for call in scan.wrapper_calls:
             spec = specs[call.spec]
-            reads.append(_resolve_call(call, spec, defs.get(call.spec, [])))
+            reads.extend(_resolve_call(call, spec, defs.get(call.spec, [])))
     return reads
 
 
@@ -161,7 +161,7 @@ def _param(definitions: Sequence[WrapperDef], position: int) -> list[str]:
     return [d.params[position] for d in definitions if position < len(d.params)]
 
 
-def _resolve_call(call: WrapperCall, spec: WrapperSpec, definitions: Sequence[WrapperDef]) -> EnvRead:
+def _resolve_call(call: WrapperCall, spec: WrapperSpec, definitions: Sequence[WrapperDef]) -> list[EnvRead]:
     kwargs = dict(call.kwargs)
     name: Expr | None = None
     if spec.position < len(call.args) and None not in call.args[: spec.position + 1]:
@@ -189,4 +189,4 @@ def _resolve_call(call: WrapperCall, spec: WrapperSpec, definitions: Sequence[Wr
                     if position < len(definition.params) and definition.params[position] in own:
                         default = own[definition.params[position]]
                         break
-    return make_read(name, default, call.file, call.line, call.form)
+    return make_reads(name, default, call.file, call.line, call.form)
