@@ -1,0 +1,83 @@
+"""Benchmark ``vtgate check`` on the engine's own suite (issue 5: under 30 s wall on this 2-core machine).
+
+Runs the installed ``vtgate check --json`` (the real command, probes in subprocesses) several times and
+prints the median wall time, every run's time, the CPU seconds spent (vtgate plus every probe process:
+a number that does not depend on what else the machine is doing), how many probe runs were requested,
+run and shared, and the slowest gates. Load average is printed at start and end: on a busy machine the
+wall times are not the tool's.
+
+    .venv/bin/python benchmarks/bench_check.py [--runs 5] [--root DIR] [-j N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+VTGATE = str(Path(sys.executable).parent / "vtgate")
+
+
+def one_run(root: Path | None, jobs: int | None) -> tuple[float, float, dict]:
+    """(wall seconds, CPU seconds of vtgate and its probes, JSON report)."""
+    with tempfile.TemporaryDirectory(prefix="bench-check-") as tmp:
+        out = Path(tmp) / "report.json"
+        command = [VTGATE, "check", "--json", str(out)]
+        if root is not None:
+            command += ["--root", str(root)]
+        if jobs is not None:
+            command += ["-j", str(jobs)]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        done = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
+        wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if not out.exists():
+            raise SystemExit(f"vtgate check wrote no report (exit {done.returncode}):\n{done.stderr}")
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        return wall, cpu, json.loads(out.read_text())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--root", type=Path, default=None, help="tree under test (default: this checkout)")
+    parser.add_argument("-j", "--jobs", type=int, default=None, help="parallel probe runs (default: cores)")
+    args = parser.parse_args(argv)
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load} at start")
+    walls: list[float] = []
+    cpus: list[float] = []
+    per_gate: dict[str, list[float]] = {}
+    report: dict = {}
+    for _ in range(args.runs):
+        wall, cpu, report = one_run(args.root, args.jobs)
+        walls.append(wall)
+        cpus.append(cpu)
+        for gate in report["gates"]:
+            per_gate.setdefault(gate["name"], []).append(gate["seconds"])
+    runs = report["probe_runs"]
+    counts = ", ".join(f"{n} {status}" for status, n in report["counts"].items())
+    print(f"gates: {len(report['gates'])} ({counts}); ok={report['ok']}")
+    print(f"probe runs: {runs['requested']} requested, {runs['run']} run, {runs['shared']} shared")
+    print(f"wall: median {statistics.median(walls):.2f} s  (runs: {', '.join(f'{w:.2f}' for w in walls)})")
+    print(f"CPU (vtgate + probes): median {statistics.median(cpus):.2f} s; "
+          f"/ {os.cpu_count()} cores = {statistics.median(cpus) / (os.cpu_count() or 1):.2f} s")
+    print("slowest gates (median seconds of their longest probe run):")
+    for name, seconds in sorted(per_gate.items(), key=lambda item: -statistics.median(item[1]))[:6]:
+        print(f"  {statistics.median(seconds):6.2f}  {name}")
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    print(f"load average {load} at end")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
