@@ -153,6 +153,16 @@ def test_a_loop_over_literal_names_reads_each_of_them(reads_of: ReadsOf) -> None
     ]
 
 
+def test_a_loop_over_a_constant_tuple_of_names_reads_each_of_them(reads_of: ReadsOf) -> None:
+    reads = reads_of("""
+        import os
+        KNOBS = ("VT_CONST_A", "VT_CONST_B")
+        def read_all():
+            return [os.environ.get(knob) for knob in KNOBS]
+    """)
+    assert [(r.name, r.line) for r in reads] == [("VT_CONST_A", 5), ("VT_CONST_B", 5)]
+
+
 def test_a_loop_over_names_not_all_literal_stays_dynamic(reads_of: ReadsOf) -> None:
     reads = reads_of("""
         import os
@@ -160,8 +170,12 @@ def test_a_loop_over_names_not_all_literal_stays_dynamic(reads_of: ReadsOf) -> N
             os.environ.get(name)
         for part in ("A", "B"):
             os.environ.get(f"VT_{part}_{unknown}")
+        NAMES = ["VT_X"]  # a list may be appended to: not a constant
+        NAMES.append("VT_Y")
+        for name in NAMES:
+            os.environ.get(name)
     """)
-    assert [(r.name, r.prefix) for r in reads] == [(None, ""), (None, "VT_")]
+    assert [(r.name, r.prefix) for r in reads] == [(None, ""), (None, "VT_"), (None, "")]
 
 
 def test_unresolvable_names_are_dynamic_with_their_literal_prefix(reads_of: ReadsOf) -> None:

@@ -133,7 +133,7 @@ def collect_bindings(body: Iterable[ast.AST]) -> tuple[dict[str, list[ast.expr |
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and isinstance(
             node.target, ast.Name
         ):
-            if isinstance(node.iter, (ast.Tuple, ast.List, ast.Set)):
+            if isinstance(node.iter, (ast.Tuple, ast.List, ast.Set, ast.Name)):
                 assigned.setdefault(node.target.id, []).append(LoopValues(node.iter))
                 simple_targets.add(id(node.target))
         elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
@@ -489,8 +489,11 @@ class _Scanner:
         if isinstance(node, ast.Name):
             return self._resolve_name(node, depth)
         if isinstance(node, LoopValues):
+            collection = self._literal_collection(node.iter)
+            if collection is None:
+                return Expr(static=None, source=_source(node.iter))
             values: list[str] = []
-            for element in node.iter.elts:
+            for element in collection.elts:
                 options = _options(self.resolve(element, depth + 1))
                 if options is None:
                     return Expr(static=None, source=_source(node.iter))
@@ -519,6 +522,23 @@ class _Scanner:
         ):
             return Expr(static=None, prefix=node.func.value.value.split("{", 1)[0], source=_source(node))
         return Expr(static=None, source=_source(node))
+
+    def _literal_collection(self, node: ast.expr) -> ast.Tuple | ast.List | ast.Set | None:
+        """``node`` itself when a literal tuple/list/set, or the one such value a constant name holds
+        (a tuple; a list or set only if nothing in the scope could have changed it)."""
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return node
+        if not isinstance(node, ast.Name):
+            return None
+        for scope in reversed(self.scopes):
+            if node.id in scope.assigned or node.id in scope.bound:
+                values = scope.assigned.get(node.id, [])
+                value = values[0] if len(values) == 1 and node.id not in scope.bound else None
+                return value if isinstance(value, ast.Tuple) else None
+        self._module_bindings()
+        values = self.module_assigned.get(node.id, [])
+        value = values[0] if len(values) == 1 and node.id not in self.module_bound else None
+        return value if isinstance(value, ast.Tuple) else None
 
     def _resolve_name(self, node: ast.Name, depth: int) -> Expr:
         for scope in reversed(self.scopes):
