@@ -49,6 +49,9 @@ def mutate(
         console.print("[bold red]configuration error[/]: ", end="")
         console.print(str(error), markup=False, highlight=False)
         return int(ExitCode.USAGE)
+    except KeyboardInterrupt:
+        console.print("interrupted: probe runs stopped, temporary copies removed; your tree was not touched")
+        raise typer.Exit(130) from None
     except ArmsError as error:
         console.print(f"[bold magenta]error[/]: {error}", highlight=False)
         return int(ExitCode.INTERNAL)
