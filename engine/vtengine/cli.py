@@ -100,7 +100,10 @@ def generate(
     _positive("--tokens", tokens)
     knobs = _knobs()
     _load(model, knobs)
-    observation = probes.generate(prompt, tokens, model)
+    try:
+        observation = probes.generate(prompt, tokens, model)
+    except ValueError as error:  # e.g. prompt + tokens longer than the model's context
+        raise UsageError(str(error)) from None
     console.print(f"[bold]{prompt}[/]{observation['text']}")
     console.print(
         f"{tokens} tokens · anchor {observation['metrics']['anchor']} · arms {observation['meta']['arms']}"
@@ -122,7 +125,10 @@ def score(
 
     knobs = _knobs()
     _load(model, knobs)
-    observation = probes.teacher_forced(prompt, reference, None, model)
+    try:
+        observation = probes.teacher_forced(prompt, reference, None, model)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
     ids = tokenizer.encode(prompt) + tokenizer.encode(reference, bos=False)
     predicted = observation["tokens"][:-1]
     agree = sum(int(p == t) for p, t in zip(predicted, ids[1:], strict=True))

@@ -285,6 +285,8 @@ class Engine:
             raise ValueError("steps must be >= 1")
         if any(len(p) == 0 for p in prompts):
             raise ValueError("every prompt needs at least one token")
+        for p in prompts:
+            self._check_length(len(p) + steps - 1)
         seqs = [self.kv.new_sequence() for _ in prompts]
         rows: list[list[np.ndarray]] = [[] for _ in prompts]
         try:
@@ -307,8 +309,16 @@ class Engine:
             out.append(Generation([int(t) for t in stacked.argmax(axis=1)], top2_margin(stacked).tolist(), stacked))
         return out
 
+    def _check_length(self, length: int) -> None:
+        if length > self.config.max_context:
+            raise ValueError(
+                f"prompt + generated tokens = {length} positions, longer than the model's context "
+                f"{self.config.max_context}"
+            )
+
     def generate_recompute(self, prompt: list[int], steps: int) -> Generation:
         """Greedy by full recompute: every step runs the whole sequence from an empty cache."""
+        self._check_length(len(prompt) + steps - 1)
         ids = list(prompt)
         picked = []
         for _ in range(steps):
@@ -329,6 +339,7 @@ class Engine:
         longest prefix greedy agrees with plus greedy's own next token. Equals plain greedy."""
         if ngram < 1 or max_draft < 1:
             raise ValueError("ngram and max_draft must be >= 1")
+        self._check_length(len(prompt) + steps - 1)
         seq = self.kv.new_sequence()
         proposed = accepted = 0
         try:

@@ -80,3 +80,8 @@ def test_export_writes_a_checkpoint_that_loads_back_to_the_same_weights(tmp_path
     original = load_model("vt-tiny")
     a, b = exported.dequantized_tensors(), original.dequantized_tensors()
     assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def test_a_chain_longer_than_the_context_is_a_usage_error() -> None:
+    done = run("generate", "--prompt", "x", "--tokens", "2000")
+    assert done.returncode == 2 and "context 1024" in done.stderr
