@@ -142,7 +142,7 @@ def write_github(report: EnvdocReport) -> None:
     """One ``::error`` workflow command per finding, located at file:line where there is one."""
     for finding in report.findings:
         properties = []
-        if finding.file and (finding.file.endswith((".md", ".py")) or "/" in finding.file or finding.line):
+        if finding.file and finding.kind != "allowlist":  # allowlist findings point at a config table
             properties.append(f"file={_escape_property(finding.file)}")
             if finding.line:
                 properties.append(f"line={finding.line}")
