@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -26,6 +27,11 @@ from vtgate.records import ProbeRef, ProbeRequest, SuiteSettings
 from vtgate.treehash import source_tree_hash
 
 STDERR_TAIL_LINES = 20
+
+# Probe processes alive right now, so an interrupted check (Ctrl-C) can kill them: each runs in its
+# own session (so a timeout can kill its whole tree) and therefore does not see the terminal's SIGINT.
+_LIVE: set[subprocess.Popen[bytes]] = set()
+_LIVE_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -110,6 +116,8 @@ def run_one(key: ProbeKey, root: Path, settings: SuiteSettings, timeout: float) 
         )
     except OSError as error:
         return ProbeResult(key, None, f"probe {key.probe} could not start: {error}", "probe", 0.0)
+    with _LIVE_LOCK:
+        _LIVE.add(process)
     try:
         stdout, stderr = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -119,6 +127,9 @@ def run_one(key: ProbeKey, root: Path, settings: SuiteSettings, timeout: float) 
         seconds = time.perf_counter() - started
         message = f"probe {key.probe} timed out after {timeout:g} s and was killed (with its children)"
         return ProbeResult(key, None, _with_tail(message, tail), "timeout", seconds, tail)
+    finally:
+        with _LIVE_LOCK:
+            _LIVE.discard(process)
     seconds = time.perf_counter() - started
     tail = _tail(stderr)
     if process.returncode != 0:
@@ -151,13 +162,27 @@ def run_probes(
     workers = max(1, jobs or os.cpu_count() or 1)
     limits = timeouts or {}
     results: dict[ProbeKey, ProbeResult] = {}
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
         futures = {
             key: pool.submit(run_one, key, root, settings, limits.get(key, settings.timeout)) for key in unique
         }
         for key, future in futures.items():
             results[key] = future.result()
+    except BaseException:  # Ctrl-C or a bug: leave no probe behind
+        pool.shutdown(wait=False, cancel_futures=True)
+        kill_live_probes()
+        raise
+    pool.shutdown()
     return results
+
+
+def kill_live_probes() -> None:
+    """Kill every probe process tree still running (used when a check is interrupted)."""
+    with _LIVE_LOCK:
+        live = list(_LIVE)
+    for process in live:
+        _kill_tree(process)
 
 
 def check_stale(result: ProbeResult, expected_hash: str | None, source_tree: str | None) -> ProbeResult:

@@ -143,3 +143,30 @@ def test_an_error_wins_over_red_in_the_exit_code(project) -> None:
     done, report = project.check_json()
     assert [g["status"] for g in report["gates"]] == ["error", "red"]
     assert done.returncode == 3 and report["ok"] is False
+
+
+def test_ctrl_c_kills_running_probes_and_exits_130(project) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import psutil
+
+    vtgate = str(Path(sys.executable).parent / "vtgate")
+    pidfile = project.root / "sleeper.pid"
+    project.write_suite(_gate("hang", f'{{ cmd = ["sh", "-c", "sleep 60 & echo $! > {pidfile}; wait"] }}'), header="")
+    check = subprocess.Popen([vtgate, "check"], cwd=project.root,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env={**os.environ, "NO_COLOR": "1"})
+    deadline = time.monotonic() + 20
+    while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    sleeper = int(pidfile.read_text())
+    assert psutil.pid_exists(sleeper)
+    check.send_signal(signal.SIGINT)
+    check.communicate(timeout=20)
+    assert check.returncode == 130
+    gone = not psutil.pid_exists(sleeper) or psutil.Process(sleeper).status() == psutil.STATUS_ZOMBIE
+    assert gone
