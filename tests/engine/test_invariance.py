@@ -79,3 +79,11 @@ def test_f32_activation_path_differs_from_bf16(tiny, prompt_ids) -> None:
     baseline = Engine(tiny, Knobs()).forward_logits(prompt_ids)
     assert not np.array_equal(f32, baseline)
     assert np.abs(f32 - baseline).max() < 0.5  # same model, different rounding
+
+
+def test_the_thread_pool_really_runs_the_work(tiny, prompt_ids) -> None:
+    engine = Engine(tiny, Knobs(cpu_threads=3))
+    engine.generate(prompt_ids, 2)
+    assert engine.pool is not None
+    assert len(engine.pool._threads) >= 2  # workers were spawned by submitted GEMV/attention chunks
+    engine.close()
