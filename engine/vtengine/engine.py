@@ -192,8 +192,8 @@ class Engine:
         cfg, prof = self.config, self.prof
         counts = [len(t) for t in new_tokens]
         ids = np.fromiter((t for toks in new_tokens for t in toks), dtype=np.intp)
-        if ids.size == 0:
-            raise ValueError("forward needs at least one token")
+        if ids.size == 0 or min(counts) == 0:
+            raise ValueError("forward needs at least one new token for every sequence")
         if ids.min() < 0 or ids.max() >= cfg.vocab_size:
             raise ValueError(f"token ids must lie in [0, {cfg.vocab_size})")
         positions = np.concatenate([np.arange(s.length, s.length + n) for s, n in zip(seqs, counts, strict=False)])
