@@ -15,6 +15,7 @@ import ast
 import bisect
 import io
 import os
+import re
 import tokenize
 from collections.abc import Iterable, Iterator, Sequence
 
@@ -62,25 +63,109 @@ def module_parts(relpath: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
-def scan_python_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()) -> FileScan:
-    """Scan one file's text; a syntax error becomes ``FileScan.error`` (the file is skipped)."""
+def scan_python_text(
+    text: str, relpath: str, wrappers: Sequence[WrapperSpec] = (), blank_min_lines: int | None = None
+) -> FileScan:
+    """Scan one file's text; a syntax error becomes ``FileScan.error`` (the file is skipped).
+
+    Large files are first parsed with their top-level ``def``/``class`` blocks that mention no
+    pre-filter word blanked out (see :func:`blank_unrelated_blocks`); if that text does not parse, the
+    whole file is parsed, so the decision and any syntax error are always the parser's."""
     result = FileScan(file=relpath, parsed=True)
+    words = prefilter_words(wrappers)
+    reduced = blank_unrelated_blocks(text, words, blank_min_lines)
+    tree: ast.Module | None = None
+    if reduced is not None:
+        try:
+            tree = ast.parse(reduced, filename=relpath)
+            text = reduced
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            tree = None
+    if tree is None:
+        try:
+            tree = ast.parse(text, filename=relpath)
+        except SyntaxError as error:
+            result.error = f"does not parse: {error.msg} (line {error.lineno})"
+            result.error_line = error.lineno
+            return result
+        except (ValueError, RecursionError, MemoryError) as error:
+            result.error = f"does not parse: {error}"
+            return result
     try:
-        tree = ast.parse(text, filename=relpath)
-    except SyntaxError as error:
-        result.error = f"does not parse: {error.msg} (line {error.lineno})"
-        result.error_line = error.lineno
-        return result
-    except (ValueError, RecursionError, MemoryError) as error:
-        result.error = f"does not parse: {error}"
-        return result
-    try:
-        _Scanner(tree, relpath, wrappers, result).run(text, prefilter_words(wrappers))
+        _Scanner(tree, relpath, wrappers, result).run(text, words)
     except RecursionError:
         result.error = "nested too deeply to scan"
         result.reads.clear()
         result.wrapper_calls.clear()
     return result
+
+
+BLANKING_MIN_LINES = 200
+_BLOCK_HEADS = ("def ", "def\t", "class ", "class\t", "async ", "@")
+_ALIAS_PATTERNS = (
+    # `from os import environ as E`, `import vtengine.knobs.flag as f`: the local name E, f
+    r"\b(?:{targets})\s+as\s+([A-Za-z_]\w*)",
+    # `env = os.environ`, `read = getenv` (not `x = os.environ.get(...)`, not `==`)
+    r"\b([A-Za-z_]\w*)\s*(?::[^=\n]*)?=\s*(?:[A-Za-z_]\w*\.)*(?:{targets})\b(?!\s*[(\[.])",
+)
+
+
+def alias_words(text: str, words: Sequence[str]) -> list[str]:
+    """Local names the text binds to one of ``words`` (import ... as, assignment): a block that uses
+    only the alias must not be blanked. Over-matching is harmless (it only keeps more text)."""
+    targets = "|".join(re.escape(word) for word in words)
+    found: list[str] = []
+    for pattern in _ALIAS_PATTERNS:
+        found.extend(match.group(1) for match in re.finditer(pattern.format(targets=targets), text))
+    return found
+
+
+def blank_unrelated_blocks(text: str, words: Sequence[str], min_lines: int | None = None) -> str | None:
+    """``text`` with every top-level ``def``/``class`` block (decorators included) that mentions none
+    of ``words`` or their aliases replaced by empty lines (line numbers are kept); None when the file
+    is small or nothing would be blanked.
+
+    A block starts at a column-0 ``def``/``class``/``async``/``@`` line and runs through the lines
+    that are blank, indented, comments or closing brackets. A block with an odd number of triple
+    quotes or a trailing backslash is kept whole (a string or a continuation may cross its edge). If
+    the edges are still guessed wrong, the result does not parse (an indented line after a blanked
+    block is an indentation error) and the caller parses the original text. ``min_lines`` (default
+    BLANKING_MIN_LINES) is the file size below which parsing it whole is cheap enough."""
+    lines = text.splitlines(keepends=True)
+    if len(lines) < (BLANKING_MIN_LINES if min_lines is None else min_lines):
+        return None
+    marked = set(_word_lines(text, [*words, *alias_words(text, words)]))
+    out = lines
+    changed = False
+    index, count = 0, len(lines)
+    while index < count:
+        if not lines[index].startswith(_BLOCK_HEADS):
+            index += 1
+            continue
+        start = index
+        header_seen = not lines[start].startswith("@")  # decorators come before their def/class
+        index += 1
+        while index < count:
+            line = lines[index]
+            first = line[:1]
+            if first in (" ", "\t", "#", ")", "]", "}", "\n", "\r", "\f") or not line.strip():
+                index += 1
+            elif not header_seen and line.startswith(_BLOCK_HEADS):
+                header_seen = not line.startswith("@")
+                index += 1
+            else:
+                break
+        if any(number in marked for number in range(start + 1, index + 1)):
+            continue
+        block = "".join(lines[start:index])
+        if block.count('"""') % 2 or block.count("'''") % 2 or block.rstrip().endswith("\\"):
+            continue
+        if not changed:
+            out, changed = list(lines), True
+        for position in range(start, index):
+            line = lines[position]
+            out[position] = line[len(line.rstrip("\r\n")) :]
+    return "".join(out) if changed else None
 
 
 class _Scope:
