@@ -75,6 +75,8 @@ def probe_environment(key: ProbeKey, root: Path, settings: SuiteSettings) -> dic
     then PYTHONPATH = root's source roots before whatever was there."""
     env = dict(os.environ)
     env.update(dict(key.env))
+    if key.probe.cmd is not None:
+        env["VTGATE_PROBE_ARGS"] = key.args_json  # a command probe reads its args from here
     entries = [str(root / entry) for entry in settings.pythonpath]
     if env.get("PYTHONPATH"):
         entries.append(env["PYTHONPATH"])

@@ -133,8 +133,9 @@ def test_counters_per_budget_exact(project) -> None:
 
 def test_cmd_probe_is_a_first_class_probe(project) -> None:
     script = project.root / "probe.py"
-    script.write_text('import json, os\nprint(json.dumps({"counters": {"n": int(os.environ.get("N", "3"))}}))\n')
+    script.write_text('import json, os\nargs = json.loads(os.environ["VTGATE_PROBE_ARGS"])\n'
+                      'print(json.dumps({"counters": {"n": int(os.environ.get("N", "3")) + args["add"]}}))\n')
     project.write_suite('[[gate]]\nname = "cmd"\nkind = "band"\nprobe = { cmd = ["python3", "probe.py"] }\n'
-                        "bands = { n = [0, 5] }\n", header="")
+                        "args = { add = 0 }\nbands = { n = [0, 5] }\n", header="")
     assert _one(project).status == "green"
     assert _one(project, {"N": "9"}).summary == "0/1 in band — n 9 outside [0, 5] (above hi by 4)"

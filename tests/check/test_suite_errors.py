@@ -3,6 +3,8 @@ the fix; none of them can make a gate green (no gate runs at all)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from vtgate.errors import SuiteError
 from vtgate.suite import load_suite, select_gates
@@ -17,6 +19,11 @@ def test_malformed_toml_names_file_and_line_and_exits_2(project) -> None:
     assert (f"{project.root / 'vtgate.toml'}:8:15: malformed TOML: Illegal character '\\n'; "
             "fix the TOML syntax there") in done.stderr
     assert "green" not in done.stderr
+    as_json = project.vtgate("check", "--json", "-")
+    assert as_json.returncode == 2
+    report = json.loads(as_json.stdout)
+    assert (report["ok"], report["error_kind"], report["gates"]) == (False, "config", [])
+    assert "malformed TOML" in report["error"]
 
 
 def test_unknown_kind_exits_2_without_running_anything(project) -> None:

@@ -10,7 +10,7 @@ from rich.markup import escape
 from vtgate.app import app
 from vtgate.errors import SuiteError
 from vtgate.exitcodes import ExitCode
-from vtgate.output import console
+from vtgate.output import console, write_json
 from vtgate.report import render_table, write_github, write_json_report, write_junit
 from vtgate.runner import run_check
 from vtgate.suite import load_suite
@@ -42,6 +42,9 @@ def check(
             raise SuiteError(f"--root {root}: no such directory")
         report = run_check(loaded, root=root, select=gate or None, keyword=keyword, jobs=jobs)
     except SuiteError as error:
+        if json_path:  # readers (vtbisect) get the reason in the same place as a report
+            write_json(json_path, {"schema": 1, "ok": False, "exit_code": int(ExitCode.USAGE), "error": str(error),
+                                   "error_kind": "config", "gates": [], "seconds": 0.0})
         raise config_error(error) from None
     if not report.gates:
         console.print("nothing to check: no gate selected" + (f" by -k {keyword!r}" if keyword else ""), markup=False)
