@@ -10,7 +10,7 @@ import os
 import platform
 import socket
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -128,8 +128,7 @@ def blessed(old: Golden | None, gate: str, tier: str, value: Mapping[str, Any], 
     entry = {"at": record["measured_at"], "from": old_text, "to": new_text, "reason": record["reason"],
              "commit": record.get("commit")}
     history = (*old.history, entry) if old else (entry,)
-    golden = Golden(gate=gate, tier=tier, value=dict(value), provenance=dict(record), history=history)
-    return replace(golden)
+    return Golden(gate=gate, tier=tier, value=dict(value), provenance=dict(record), history=history)
 
 
 def golden_files(directory: Path) -> list[Path]:
