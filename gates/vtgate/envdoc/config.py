@@ -64,8 +64,10 @@ class EnvdocConfig:
             given = {key: value for key, value in overrides.items() if value is not None}
             if given:
                 jobs = given.pop("jobs", None)
-                merged = cls.from_mapping(given, "command-line options", base=config)
-                config = replace(merged, source=config.source, jobs=jobs if jobs is not None else config.jobs)
+                merged = cls.from_mapping(given, "overrides", base=config)
+                # `source` names where the allowlist came from, for allowlist findings
+                source = "overrides" if "allowlist" in given else config.source
+                config = replace(merged, source=source, jobs=jobs if jobs is not None else config.jobs)
         return config
 
     @classmethod
