@@ -21,11 +21,14 @@ Body = Callable[[np.ndarray, np.ndarray, np.ndarray, int, np.float32], np.ndarra
 DTYPES: dict[str, np.dtype] = {"f32": np.dtype(np.float32), "bf16": BF16, "fp8": FP8}
 
 
+_DTYPE_NAMES: dict[np.dtype, str] = {dtype: name for name, dtype in DTYPES.items()}
+
+
 def dtype_name(dtype: np.dtype) -> str:
-    for name, candidate in DTYPES.items():
-        if np.dtype(dtype) == candidate:
-            return name
-    raise ValueError(f"attention has no kernel for dtype {dtype}")
+    name = _DTYPE_NAMES.get(np.dtype(dtype))
+    if name is None:
+        raise ValueError(f"attention has no kernel for dtype {dtype}")
+    return name
 
 
 def gather_kv(

@@ -120,8 +120,11 @@ class Engine:
         t0 = clock() if prof else 0.0
         # mean of squares: accumulate in float32, sequential along d_model; rsqrt in float64, round once
         ms = sum_sequential(x * x, axis=-1) / np.float32(x.shape[-1])
-        inv = (1.0 / np.sqrt(ms.astype(np.float64) + float(self.eps))).astype(np.float32)
-        y = self.round((x * inv[:, None]) * w)
+        if ms.shape[0] == 1:  # one row: the same IEEE float64 ops in Python floats, rounded once
+            inv = np.float32(1.0 / math.sqrt(float(ms[0]) + float(self.eps)))
+        else:
+            inv = (1.0 / np.sqrt(ms.astype(np.float64) + float(self.eps))).astype(np.float32)[:, None]
+        y = self.round((x * inv) * w)
         if prof:
             prof.add("norms", t0)
         return y
@@ -222,10 +225,9 @@ class Engine:
             q, k = qk[:, :H], qk[:, H:]
             v = qkv[:, (H + KV) * hd :].reshape(R, KV, hd)
             t0 = clock() if prof else 0.0
-            start = 0
-            for s, n in zip(seqs, counts, strict=False):
-                self.kv.write(layer, s, positions[start : start + n], k[start : start + n], v[start : start + n])
-                start += n
+            for table, first, pos in groups:
+                n = len(pos)
+                self.kv.write(layer, table, pos, k[first : first + n], v[first : first + n])
             if prof:
                 prof.add("kv_write", t0)
             attn = self._attention(layer, q, groups)

@@ -66,9 +66,8 @@ class PagedKVCache:
     def release(self, seq: Sequence) -> None:
         self.truncate(seq, 0)
 
-    def write(self, layer: int, seq: Sequence, positions: np.ndarray, k: np.ndarray, v: np.ndarray) -> None:
-        """Store k, v [T, n_kv, hd] at ``positions`` (already reserved)."""
-        table = seq.table()
+    def write(self, layer: int, table: np.ndarray, positions: np.ndarray, k: np.ndarray, v: np.ndarray) -> None:
+        """Store k, v [T, n_kv, hd] at ``positions`` of the sequence with block ``table`` (reserved)."""
         blocks = table[positions // self.block_size]
         offsets = positions % self.block_size
         self.k[layer][:, :, blocks, offsets] = k.transpose(1, 2, 0).astype(self.k[layer].dtype)

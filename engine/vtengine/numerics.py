@@ -62,10 +62,10 @@ def fma_f32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     return bits.view(np.float64).astype(np.float32)
 
 
-def exp_f32(x: np.ndarray) -> np.ndarray:
+def exp_f32(x: np.ndarray) -> np.ndarray:  # x: float32 array
     """exp computed in float64, rounded once to float32: the float32 result does not depend on the
     CPU's SIMD exp (float32 exp kernels differ in the last ulp between CPUs)."""
-    return np.exp(np.asarray(x, np.float64)).astype(np.float32)
+    return np.exp(x.astype(np.float64)).astype(np.float32)
 
 
 def silu_f32(x: np.ndarray) -> np.ndarray:
