@@ -72,11 +72,13 @@ def peak_rss_mb() -> float:
     return int(done.stdout.strip()) / 1024
 
 
-def table(results: list[tuple[str, str, dict[str, float]]], rss: float, runs: int) -> str:
+def table(results: list[tuple[str, str, dict[str, float]]], rss: float, runs: int, load_before: float) -> str:
     lines = [
         f"vt-tiny, 16-token prompt, 128 greedy tokens, 1 thread (BLAS pinned to 1 thread), median of {runs} runs; "
         f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-        f"measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.",
+        f"measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average before/after "
+        f"{load_before:.1f}/{os.getloadavg()[0]:.1f} (other work on the host slows wall-clock rates; the CPU-second "
+        "column is less sensitive to it).",
         "",
         "| arm | decode tok/s | decode tok per CPU-second | prefill tok/s | one 128-token run (s) | target |",
         "|---|---|---|---|---|---|",
@@ -170,11 +172,12 @@ def main() -> None:
             write_doc(text, "<!-- flips:start -->", "<!-- flips:end -->")
         return
     results = []
+    load_before = os.getloadavg()[0]
     for name, knobs, target in ARMS:
         runs = 1 if "FMA" in name else args.runs
         results.append((name, target, bench_arm(knobs, runs)))
         print(f"{name}: decode {results[-1][2]['decode_tok_s']:.0f} tok/s", file=sys.stderr)
-    text = table(results, peak_rss_mb(), args.runs)
+    text = table(results, peak_rss_mb(), args.runs, load_before)
     print(text)
     if not args.no_write:
         write_doc(text)

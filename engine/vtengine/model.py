@@ -172,11 +172,6 @@ class Model:
     def vector(self, name: str) -> np.ndarray:
         return np.ascontiguousarray(self.tensor(name), dtype=np.float32)
 
-    @property
-    def weight_format(self) -> str:
-        kinds = {"fp8-e4m3/128x128" if isinstance(w, QuantizedWeight) else "f32" for w in self.weights.values() if np.ndim(getattr(w, "codes", w)) == 2}
-        return "+".join(sorted(kinds))
-
     def digest(self) -> str:
         """sha256 over every stored weight's bytes (codes and scales for fp8), in HF name order."""
         h = hashlib.sha256()
