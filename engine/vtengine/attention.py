@@ -1,5 +1,6 @@
-"""Paged attention for one query row: gather a sequence's K/V blocks through its block table, then
-run one arm's body. A dtype dispatch over q in {f32, bf16} x kv in {f32, bf16, fp8-e4m3} converts
+"""Paged attention: gather a sequence's K/V blocks through its block table, then run one arm's
+body for one query row (:func:`paged_attention`) or for several rows of the sequence at once
+(:func:`paged_attention_rows`, bit-identical to one call per row). A dtype dispatch over q in {f32, bf16} x kv in {f32, bf16, fp8-e4m3} converts
 exactly to float32 and picks the body; :func:`attend_scalar` is the plain-loop reference body the
 vectorized default must equal bit for bit.
 
