@@ -12,12 +12,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from vtgate.output import atomic_write_text
 
 from vtbisect import __version__
 
@@ -42,6 +41,7 @@ class CacheKey:
     oracle: str
     env: tuple[tuple[str, str], ...]
     repeat: int
+    purpose: str = "judge"  # "confirm": a re-judgement kept apart from the search's verdict
 
     def digest(self) -> str:
         payload = {
@@ -52,14 +52,15 @@ class CacheKey:
             "oracle": self.oracle,
             "env": [list(pair) for pair in self.env],
             "repeat": self.repeat,
+            "purpose": self.purpose,
         }
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
 def make_key(
-    tree: str, reverts: Sequence[str], oracle: str, env: Mapping[str, str], repeat: int
+    tree: str, reverts: Sequence[str], oracle: str, env: Mapping[str, str], repeat: int, purpose: str = "judge"
 ) -> CacheKey:
-    return CacheKey(tree, tuple(reverts), oracle, tuple(verdict_env(env).items()), repeat)
+    return CacheKey(tree, tuple(reverts), oracle, tuple(verdict_env(env).items()), repeat, purpose)
 
 
 class VerdictCache:
@@ -89,7 +90,12 @@ class VerdictCache:
             return
         path = self._path(key)
         data = {"schema": CACHE_SCHEMA, **record}
-        atomic_write_text(path, json.dumps(data, sort_keys=True) + "\n")
+        # Atomic (a reader sees nothing or the whole entry) but not fsynced: an entry lost in a power
+        # cut is only a judgement to redo.
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        tmp.write_text(json.dumps(data, sort_keys=True) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
 
 
 def file_digest(paths: Sequence[Path], base: Path) -> str:

@@ -177,8 +177,9 @@ class Bisection:
         self.rounds = 0
         self.notes: list[str] = []
         self.dropped: dict[str, str] = {}
-        self._known: dict[tuple[str, tuple[str, ...], int], Step] = {}
+        self._known: dict[tuple[str, tuple[str, ...], int, str], Step] = {}
         self._durations: list[float] = []
+        self._prefetched: list[tuple[int, Step]] = []
         self._trees: dict[str, str] = {}
         self._executor = futures.ThreadPoolExecutor(max_workers=max(1, options.jobs))
 
@@ -219,10 +220,13 @@ class Bisection:
         return final, votes, "\n".join(logs), seconds, runs, details, ""
 
     def _evaluate(self, point: Point, repeat: int, phase: str) -> Step:
-        memo = (point.commit.sha, point.reverts, repeat)
+        # A confirmation is a fresh judgement: never served by the search's own verdict of the commit.
+        purpose = "confirm" if phase == "confirm" else "judge"
+        memo = (point.commit.sha, point.reverts, repeat, purpose)
         if memo in self._known:  # judged earlier in this run: reuse, run nothing
             return replace(self._known[memo], cached=True, judgements=0, seconds=0.0)
-        key = make_key(self._tree(point.commit.sha), point.reverts, self.runner.oracle_digest(), self.env, repeat)
+        key = make_key(point.commit.tree or self._tree(point.commit.sha), point.reverts, self.runner.oracle_digest(), self.env, repeat,
+                       purpose)
         record = self.cache.get(key)
         if record is not None:
             step = self._make_step(point, phase, record["verdicts"], record["votes"], True, 0.0, 0,
@@ -291,14 +295,18 @@ class Bisection:
         )
 
     def _verify_endpoints(self) -> tuple[str, ...]:
+        """Judge BAD first. ``--all-red`` judges GOOD in the same round (it defines the gate set);
+        otherwise the free slots of ``-j`` >= 2 judge the first search cut points speculatively
+        (kept only if BAD is red), and GOOD is judged when a bracket reaches it."""
         bad_point = Point(self.rng.bad)
-        eager_good = self.options.all_red or self.options.jobs >= 2
-        points = [bad_point, Point(self.rng.good)] if eager_good else [bad_point]
-        steps = self.judge_round(points, "endpoint")
-        bad_step = steps[0]
-        gates = self._gates_red_at_bad(bad_step)
-        if eager_good:
-            gates = self._gates_green_at_good(steps[1], gates)
+        if self.options.all_red:
+            steps = self.judge_round([bad_point, Point(self.rng.good)], "endpoint")
+            return self._gates_green_at_good(steps[1], self._gates_red_at_bad(steps[0]))
+        spare = max(1, self.options.jobs) - 1
+        ahead = MultiGateSearch(self.runner.gates, len(self.rng.candidates)).propose(spare) if spare else []
+        steps = self.judge_round([bad_point, *self._points(ahead, ())], "endpoint")
+        gates = self._gates_red_at_bad(steps[0])
+        self._prefetched = list(zip(ahead, steps[1:], strict=True))
         return gates
 
     def _gates_red_at_bad(self, step: Step) -> tuple[str, ...]:
@@ -353,6 +361,9 @@ class Bisection:
                 masked_by: str | None) -> list[Culprit]:
         n = len(self.rng.candidates)
         search = MultiGateSearch(gates, n, last_good={g: floor for g in gates})
+        if not reverts and floor < 0:
+            for index, step in self._prefetched:
+                search.record(index, step.verdicts)
         phase = "masked" if reverts else "search"
         for _ in range(4 * n + 4):  # every pass records at least one new or overriding verdict
             self._run_rounds(search, reverts, phase)

@@ -45,6 +45,7 @@ class Commit:
     sha: str
     subject: str
     parents: tuple[str, ...]
+    tree: str = ""
 
 
 @dataclass(frozen=True)
@@ -94,9 +95,7 @@ def resolve(repo: Path, rev: str, role: str) -> str:
 
 
 def describe(repo: Path, sha: str) -> Commit:
-    line = git(repo, "show", "-s", "--format=%H%x00%P%x00%s", sha)
-    full, parents, subject = line.split("\0", 2)
-    return Commit(sha=full, subject=subject, parents=tuple(parents.split()))
+    return describe_many(repo, [sha])[0]
 
 
 def split_spec(spec: str) -> tuple[str, str]:
@@ -148,14 +147,14 @@ def resolve_range(
 def describe_many(repo: Path, shas: Sequence[str]) -> list[Commit]:
     if not shas:
         return []
-    out = git(repo, "show", "-s", "--no-walk=unsorted", "--format=%H%x00%P%x00%s%x1e", *shas)
+    out = git(repo, "show", "-s", "--no-walk=unsorted", "--format=%H%x00%T%x00%P%x00%s%x1e", *shas)
     commits = {}
     for record in out.split("\x1e"):
         record = record.strip("\n")
         if not record:
             continue
-        full, parents, subject = record.split("\0", 2)
-        commits[full] = Commit(sha=full, subject=subject, parents=tuple(parents.split()))
+        full, tree, parents, subject = record.split("\0", 3)
+        commits[full] = Commit(sha=full, subject=subject, parents=tuple(parents.split()), tree=tree)
     return [commits[s] for s in shas]
 
 
@@ -163,21 +162,10 @@ def tree_of(repo: Path, sha: str) -> str:
     return git(repo, "rev-parse", f"{sha}^{{tree}}")
 
 
-def message_of(repo: Path, sha: str) -> str:
-    return git(repo, "show", "-s", "--format=%B", sha)
-
-
 def deliberate_gates(repo: Path, sha: str) -> set[str]:
     """Gates named by ``Deliberate-Red:`` trailers in the commit message (comma/space separated)."""
-    out = git(
-        repo, "interpret-trailers", "--parse", "--no-divider", input_text=message_of(repo, sha) + "\n"
-    )
-    gates: set[str] = set()
-    for line in out.splitlines():
-        key, _, value = line.partition(":")
-        if key.strip().lower() == "deliberate-red":
-            gates.update(part for part in value.replace(",", " ").split() if part)
-    return gates
+    out = git(repo, "show", "-s", "--format=%(trailers:key=Deliberate-Red,valueonly)", sha)
+    return {part for part in out.replace(",", " ").split() if part}
 
 
 def diffstat(repo: Path, sha: str) -> str:

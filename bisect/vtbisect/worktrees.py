@@ -79,7 +79,6 @@ class WorktreePool:
                 git(self.repo, "worktree", "add", "--detach", "--force", str(path), commit)
                 self._created.append(path)
         else:
-            git(path, "reset", "--hard", "--quiet")
             git(path, "checkout", "--detach", "--force", "--quiet", commit)
         git(path, "clean", "-ffdxq")
         self.verify_clean_at(path, commit)
@@ -96,10 +95,12 @@ class WorktreePool:
 
     @staticmethod
     def verify_clean_at(path: Path, commit: str) -> None:
-        head = git(path, "rev-parse", "HEAD")
+        """One ``git status``: HEAD must be the candidate and nothing modified, untracked or ignored."""
+        lines = git(path, "status", "--porcelain=v2", "--branch", "--ignored", "--untracked-files=all").splitlines()
+        head = next((line.split()[2] for line in lines if line.startswith("# branch.oid ")), "")
         if head != commit:
             raise StaleWorktreeError(f"worktree {path} is at {head[:10]}, not the candidate {commit[:10]}")
-        dirty = git(path, "status", "--porcelain", "--ignored", "--untracked-files=all")
+        dirty = "\n".join(line for line in lines if not line.startswith("# "))
         if dirty:
             raise StaleWorktreeError(f"worktree {path} is not clean before the run:\n{dirty}")
 

@@ -26,7 +26,6 @@ from vtgate.output import console, write_json
 from vtbisect.app import app
 from vtbisect.cache import VerdictCache, default_cache_dir, verdict_env
 from vtbisect.driver import BisectError, Bisection, Options, Outcome
-from vtbisect.oracle import OracleError, prepare_oracle
 from vtbisect.report import ProgressHandler, outcome_record, summary_lines, write_evidence
 from vtbisect.revisions import (
     GitError,
@@ -69,7 +68,12 @@ def _build_runner(
         return CommandRunner(tuple(rest), env, timeout), [], False
     if gates and all_red:
         raise fail("--gate and --all-red exclude each other", ExitCode.USAGE)
-    oracle = prepare_oracle(repo, cache_dir, suite=suite, suite_from=suite_from)
+    from vtbisect.oracle import OracleError, prepare_oracle  # gate mode only: loads vtgate's suite machinery
+
+    try:
+        oracle = prepare_oracle(repo, cache_dir, suite=suite, suite_from=suite_from)
+    except OracleError as error:
+        raise fail(str(error), ExitCode.USAGE) from None
     unknown = [g for g in gates if g not in oracle.gates]
     if unknown:
         raise fail(f"unknown gate {', '.join(unknown)} in {oracle.suite.name}; the suite has: "
@@ -140,8 +144,6 @@ def run_command(
         raise fail(str(error), error.exit_code) from None
     except JudgeAbort as error:
         raise fail(str(error), error.exit_code) from None
-    except OracleError as error:
-        raise fail(str(error), ExitCode.USAGE) from None
     _dirty_note(repo)
     options = Options(jobs=jobs, repeat=repeat, confirm=confirm, all_culprits=all_culprits,
                       first_parent=first_parent, all_red=all_red)
