@@ -112,7 +112,7 @@ def test_incremental_vs_recompute_and_batch_invariance_break_under_blas(suite: S
     paths, batch = report.gate("incremental-vs-recompute"), report.gate("batch-composition-invariance")
     assert paths.status == "red" and paths.summary.startswith("0/16 identical (incremental vs recompute) — 16 differ")
     assert batch.status == "red"
-    assert batch.summary.startswith("0/1 runs identical to baseline — batched=False differs from baseline: cases.seq-0/pos-0 ")
+    assert batch.summary.startswith("0/1 runs identical to baseline — batched=false differs from baseline: cases.seq-0/pos-0 ")
 
 
 def test_draft_band_goes_red_under_f32_activations(suite: Suite, engine_root: Path) -> None:

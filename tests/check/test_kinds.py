@@ -139,3 +139,21 @@ def test_cmd_probe_is_a_first_class_probe(project) -> None:
                         "args = { add = 0 }\nbands = { n = [0, 5] }\n", header="")
     assert _one(project).status == "green"
     assert _one(project, {"N": "9"}).summary == "0/1 in band — n 9 outside [0, 5] (above hi by 4)"
+
+
+def test_counters_named_in_the_suite_must_match_the_golden(project) -> None:
+    path = project.write_suite('[[gate]]\nname = "cache"\nkind = "counters"\ncounters = ["misses", "evictions"]\n' + GEN)
+    project.bless("cache")
+    path.write_text(path.read_text().replace('counters = ["misses", "evictions"]', 'counters = ["misses"]'))
+    gate = _one(project)
+    assert gate.status == "error" and gate.error_kind == "golden"
+    assert gate.error == ("gate 'cache': the suite pins counters ['misses'] but the golden holds ['evictions', "
+                          "'misses']; re-bless: vtgate bless cache --reason ...")
+
+
+def test_invariance_over_probe_args_labels_values_as_toml_writes_them(project) -> None:
+    project.write_suite('[[gate]]\nname = "inv"\nkind = "invariance"\n' + GEN
+                        + 'invariant_over_args = { tokens = [12, 13] }\ncompare = ["tokens"]\n')
+    gate = _one(project)
+    assert gate.status == "red"  # 13 tokens is not the 12-token baseline
+    assert gate.summary == "1/2 runs identical to baseline — tokens=13 differs from baseline: tokens length 12 -> 13"

@@ -63,6 +63,13 @@ class CountersKind:
                     "golden",
                 )
             counters = require(observation, "counters", spec, label)
+            wanted = spec.options.get("counters")
+            if wanted and set(wanted) != set(pin[label]):
+                raise GateError(
+                    f"gate '{spec.name}': the suite pins counters {sorted(wanted)} but the golden holds "
+                    f"{sorted(pin[label])}; re-bless: vtgate bless {spec.name} --reason ...",
+                    "golden",
+                )
             measured[label] = {}
             for name, pinned in pin[label].items():
                 now = counters.get(name)

@@ -6,6 +6,7 @@ digests, cases: whichever the baseline has); the verdict names the knob value th
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -50,7 +51,7 @@ class InvarianceKind:
         for knob, values in spec.options.get("invariant_over", {}).items():
             runs += [base_request(spec, f"{knob}={value}", env={knob: value}) for value in values]
         for arg, values in spec.options.get("invariant_over_args", {}).items():
-            runs += [base_request(spec, f"{arg}={value}", args={arg: value}) for value in values]
+            runs += [base_request(spec, f"{arg}={_text(value)}", args={arg: value}) for value in values]
         return runs
 
     def inline_pin(self, spec: GateSpec) -> dict[str, Any]:
@@ -85,7 +86,7 @@ class InvarianceKind:
                     break
         identical = len(labels) - len(differing)
         knobs = "; ".join(
-            f"{knob}={','.join(str(v) for v in values)}"
+            f"{knob}={','.join(_text(v) for v in values)}"
             for table in ("invariant_over", "invariant_over_args")
             for knob, values in spec.options.get(table, {}).items()
         )
@@ -106,6 +107,11 @@ class InvarianceKind:
 
     def describe_pin(self, pin: Mapping[str, Any]) -> str:
         return "runs compared with the baseline"
+
+
+def _text(value: Any) -> str:
+    """Knob values as written in TOML: strings bare, everything else as JSON (true, 16, [1, 2])."""
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def _diff(field: str, old: Any, new: Any) -> str:
