@@ -150,6 +150,19 @@ class SilentHandler:
 
 
 @dataclass(frozen=True)
+class Evaluation:
+    """What judging one point produced (fresh or from the cache)."""
+
+    verdicts: dict[str, Verdict]
+    votes: dict[str, list[Verdict]]
+    log: str
+    seconds: float
+    runs: int
+    details: dict[str, Any]
+    note: str  # "conflict:<sha>" when a revert did not apply
+
+
+@dataclass(frozen=True)
 class Point:
     commit: Commit
     reverts: tuple[str, ...] = ()
@@ -190,23 +203,23 @@ class Bisection:
             self._trees[sha] = tree_of(self.rng.repo, sha)
         return self._trees[sha]
 
-    def _judge_fresh(self, point: Point, repeat: int) -> tuple[dict[str, Verdict], dict[str, list[Verdict]], str, float, int, dict[str, Any], str]:
+    def _judge_fresh(self, point: Point, repeat: int) -> Evaluation:
+        """Prepare the worktree and judge until every gate's verdict is settled (adaptive majority)."""
         gates = self.runner.gates
         votes: dict[str, list[Verdict]] = {g: [] for g in gates}
+        settled: dict[str, Verdict | None] = dict.fromkeys(gates)
         logs: list[str] = []
         details: dict[str, Any] = {}
-        seconds = 0.0
-        runs = 0
+        seconds, runs = 0.0, 0
         with self.pool.lease() as path:
             try:
                 prepared = self.pool.prepare(path, point.commit.sha, point.reverts)
             except RevertConflict as conflict:
-                verdicts: dict[str, Verdict] = {g: "skip" for g in gates}
-                return verdicts, {g: [] for g in gates}, str(conflict), 0.0, 0, {}, f"conflict:{conflict.commit}"
-            settled: dict[str, Verdict | None] = {g: None for g in gates}
+                return Evaluation(dict.fromkeys(gates, "skip"), {g: [] for g in gates}, str(conflict), 0.0, 0,
+                                  {}, f"conflict:{conflict.commit}")
             while any(v is None for v in settled.values()):
-                if runs:
-                    self.pool.prepare(path, point.commit.sha, point.reverts)
+                if runs:  # every repetition starts from a clean, verified worktree again
+                    prepared = self.pool.prepare(path, point.commit.sha, point.reverts)
                 judgement: Judgement = self.runner.judge(prepared)
                 runs += 1
                 seconds += judgement.seconds
@@ -216,8 +229,8 @@ class Bisection:
                     if settled[gate] is None:
                         votes[gate].append(judgement.verdicts.get(gate, "skip"))
                         settled[gate] = majority(votes[gate], repeat)
-        final = {g: v or "skip" for g, v in settled.items()}
-        return final, votes, "\n".join(logs), seconds, runs, details, ""
+        final: dict[str, Verdict] = {g: v or "skip" for g, v in settled.items()}
+        return Evaluation(final, votes, "\n".join(logs), seconds, runs, details, "")
 
     def _evaluate(self, point: Point, repeat: int, phase: str) -> Step:
         # A confirmation is a fresh judgement: never served by the search's own verdict of the commit.
@@ -225,42 +238,43 @@ class Bisection:
         memo = (point.commit.sha, point.reverts, repeat, purpose)
         if memo in self._known:  # judged earlier in this run: reuse, run nothing
             return replace(self._known[memo], cached=True, judgements=0, seconds=0.0)
-        key = make_key(point.commit.tree or self._tree(point.commit.sha), point.reverts, self.runner.oracle_digest(), self.env, repeat,
-                       purpose)
+        tree = point.commit.tree or self._tree(point.commit.sha)
+        key = make_key(tree, point.reverts, self.runner.oracle_digest(), self.env, repeat, purpose)
         record = self.cache.get(key)
         if record is not None:
-            step = self._make_step(point, phase, record["verdicts"], record["votes"], True, 0.0, 0,
-                                   record.get("log", ""), record.get("details", {}), record.get("note", ""))
+            evaluation = Evaluation(record["verdicts"], record["votes"], record.get("log", ""), 0.0, 0,
+                                    record.get("details", {}), record.get("note", ""))
         else:
-            verdicts, votes, log, seconds, runs, details, note = self._judge_fresh(point, repeat)
-            if runs:
-                self._durations.append(seconds / runs)
-            self.cache.put(key, {"verdicts": verdicts, "votes": votes, "log": log[-20000:],
-                                 "details": details, "note": note, "commit": point.commit.sha})
-            step = self._make_step(point, phase, verdicts, votes, False, seconds, runs, log, details, note)
+            evaluation = self._judge_fresh(point, repeat)
+            if evaluation.runs:
+                self._durations.append(evaluation.seconds / evaluation.runs)
+            self.cache.put(key, {"verdicts": evaluation.verdicts, "votes": evaluation.votes,
+                                 "log": evaluation.log[-20000:], "details": evaluation.details,
+                                 "note": evaluation.note, "commit": point.commit.sha})
+        step = Step(
+            number=0, phase=phase, commit=point.commit.sha, subject=point.commit.subject, reverts=point.reverts,
+            verdicts=dict(evaluation.verdicts), votes={g: list(v) for g, v in evaluation.votes.items()},
+            cached=record is not None, seconds=round(evaluation.seconds, 4), judgements=evaluation.runs,
+            round=self.rounds, log=evaluation.log, details=evaluation.details, note=evaluation.note,
+        )
         self._known[memo] = step
         return step
 
-    def _make_step(self, point: Point, phase: str, verdicts: dict[str, Verdict], votes: dict[str, list[Verdict]],
-                   cached: bool, seconds: float, runs: int, log: str, details: dict[str, Any], note: str) -> Step:
-        return Step(
-            number=0, phase=phase, commit=point.commit.sha, subject=point.commit.subject, reverts=point.reverts,
-            verdicts=dict(verdicts), votes={g: list(v) for g, v in votes.items()}, cached=cached,
-            seconds=round(seconds, 4), judgements=runs, round=self.rounds, log=log, details=details, note=note,
-        )
-
-    def judge_round(self, points: Sequence[Point], phase: str, repeat: int | None = None) -> list[Step]:
-        """Judge ``points`` concurrently (one round); steps come back in the order of ``points``."""
+    def judge_round(self, points: Sequence[Point], phase: str, repeat: int | None = None,
+                    phases: Sequence[str] | None = None) -> list[Step]:
+        """Judge ``points`` concurrently (one round); steps come back in the order of ``points``.
+        ``phases`` labels each point when a round mixes them (BAD and speculative cut points)."""
         repeat = repeat or self.options.repeat
+        labels = list(phases) if phases else [phase] * len(points)
         self.rounds += 1
         jobs = [self._executor.submit(self._evaluate, p, repeat, phase) for p in points]
         pending = set(jobs)
         while pending:
             _, pending = futures.wait(pending, timeout=0.2)
         results: list[Step] = []
-        for job in jobs:
+        for job, label in zip(jobs, labels, strict=True):
             step = job.result()
-            numbered = replace(step, number=len(self.steps) + 1, phase=phase, round=self.rounds)
+            numbered = replace(step, number=len(self.steps) + 1, phase=label, round=self.rounds)
             self.steps.append(numbered)
             self.handler.step(numbered)
             results.append(numbered)
@@ -304,7 +318,8 @@ class Bisection:
             return self._gates_green_at_good(steps[1], self._gates_red_at_bad(steps[0]))
         spare = max(1, self.options.jobs) - 1
         ahead = MultiGateSearch(self.runner.gates, len(self.rng.candidates)).propose(spare) if spare else []
-        steps = self.judge_round([bad_point, *self._points(ahead, ())], "endpoint")
+        steps = self.judge_round([bad_point, *self._points(ahead, ())], "endpoint",
+                                 phases=["endpoint"] + ["search"] * len(ahead))
         gates = self._gates_red_at_bad(steps[0])
         self._prefetched = list(zip(ahead, steps[1:], strict=True))
         return gates
@@ -387,16 +402,24 @@ class Bisection:
                 search.record(index, step.verdicts)
 
     def _good_side_checked(self, search: MultiGateSearch, reverts: tuple[str, ...], floor: int) -> bool:
-        """Judge GOOD (lazily) when a bracket reaches it: the parent-green proof is never assumed."""
-        if reverts or floor >= 0:
-            return True  # a masked search's floor is the previous culprit reverted: its parent's tree
-        needs = [g for g, o in search.outcomes().items() if o.last_good < 0]
-        if not needs or any(s.commit == self.rng.good.sha and not s.reverts for s in self.steps):
-            if needs:
-                self._apply_good(search, self._known_step(self.rng.good.sha, ()))
+        """Judge the floor (GOOD, or for a masked search the previous culprit with the reverts
+        applied) when a bracket reaches it: the parent-green proof is never assumed."""
+        needs = [g for g, o in search.outcomes().items() if o.last_good == floor]
+        if not needs:
             return True
-        step = self.judge_round([Point(self.rng.good)], "endpoint")[0]
-        self._apply_good(search, step)
+        point = Point(self.rng.good) if floor < 0 else Point(self.rng.candidates[floor], reverts)
+        try:
+            step = self._known_step(point.commit.sha, point.reverts)
+        except KeyError:
+            step = self.judge_round([point], "endpoint" if floor < 0 else "masked")[0]
+        if floor < 0 and not reverts:
+            self._apply_good(search, step)
+            return True
+        for gate in needs:
+            if step.verdicts.get(gate) != "good":
+                self.notes.append(
+                    f"{gate}: {point.commit.sha[:10]} with {', '.join(r[:10] for r in reverts)} reverted judges "
+                    f"{step.verdicts.get(gate)}, not green: the masked culprit's parent-green proof does not hold")
         return True
 
     def _known_step(self, sha: str, reverts: tuple[str, ...]) -> Step:

@@ -201,7 +201,7 @@ def leftover_worktrees(repo: Path) -> list[str]:
 
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def kit() -> object:
     """The helpers above, for test modules (importlib import mode cannot import conftest)."""
     from types import SimpleNamespace

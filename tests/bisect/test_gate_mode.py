@@ -84,11 +84,13 @@ def toy_project(make_history, kit):
     return repo
 
 
-@pytest.fixture
-def toy(make_history, kit):
+@pytest.fixture(scope="module")
+def toy_history(tmp_path_factory, kit):
     """GOOD = shas[1]; alpha breaks at shas[4] and again (masked) at shas[9]; beta breaks at shas[7];
-    shas[5] cannot import (untestable); 'steady' never changes."""
-    repo = toy_project(make_history, kit)
+    shas[5] cannot import (untestable); 'steady' never changes. Built once per module (read-only);
+    each test gets its own cache folder."""
+    base = tmp_path_factory.mktemp("toy")
+    repo = toy_project(lambda name: kit.new_repo(base / name), kit)
     repo.filler(1)                                                             # 2
     repo.filler(1)                                                             # 3
     repo.commit({"src/toyeng/alpha.py": alpha_file(2, 1)}, "alpha: contract the first part")  # 4
@@ -99,6 +101,12 @@ def toy(make_history, kit):
     repo.commit({"src/toyeng/alpha.py": alpha_file(2, 5)}, "alpha: flip the second part")  # 9
     repo.filler(2)                                                             # 10, 11
     return repo
+
+
+@pytest.fixture
+def toy(toy_history, tmp_path, monkeypatch):
+    monkeypatch.setenv("VTBISECT_CACHE_DIR", str(tmp_path / "cache"))
+    return toy_history
 
 
 def test_all_red_finds_per_gate_culprits_and_the_masked_one_in_one_run(toy, kit, vtbisect, tmp_path):
@@ -161,7 +169,7 @@ def test_gate_red_at_good(toy, kit, vtbisect):
     assert "GOOD endpoint" in ran.stderr and "alpha" in ran.stderr
 
 
-def test_deliberate_red_trailer_names_the_gate(make_history, kit, vtbisect):
+def test_deliberate_red_trailer_names_the_gate(make_history, kit, vtbisect):  # its own history
     repo = toy_project(make_history, kit)
     repo.filler(2)
     repo.commit({"src/toyeng/beta.py": "BETA = 9\n"}, "beta: strict oracle lands red on purpose",

@@ -224,3 +224,22 @@ def test_replay_says_when_a_record_no_longer_holds(make_history, kit, vtbisect, 
     replay = kit.run_vtbisect(repo.path, "replay", str(evidence / "bisect-log.txt"))
     assert replay.code == 1
     assert "does not hold" in replay.stderr
+
+
+def test_masked_culprit_right_after_the_first_is_proven_against_the_reverted_floor(
+    make_history, kit, vtbisect, judge_script
+):
+    # C2 is C1's child: the masked search's bracket reaches its floor (C1 with C1 reverted), which is
+    # judged, not assumed green, and is the masked culprit's parent-green proof.
+    repo = make_history()
+    kit.linear_history(repo, 12, {5: "a.txt", 6: "b.txt"})
+    c1, c2 = repo.shas[6], repo.shas[7]
+    ran = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "--all-culprits", *cmd(judge_script))
+    assert ran.code == 1, ran.stderr
+    first, second = ran.culprits
+    assert (first["commit"], second["commit"], second["masked_by"]) == (c1, c2, c1)
+    assert second["parent"] == c1 and second["reverts"] == [c1]
+    floor = [s for s in ran.record["steps"] if s["commit"] == c1 and s["reverts"] == [c1]]
+    assert [s["verdict"] for s in floor] == ["good"], ran.record["steps"]
+    assert second["proof"]["parent_green"] == f"step {floor[0]['number']}"
+    assert not ran.record["notes"]
