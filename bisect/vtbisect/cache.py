@@ -25,12 +25,15 @@ CACHE_SCHEMA = 1
 # Environment variables that can change a verdict: the engine's knobs and how programs are found.
 ENV_PREFIXES = ("VT_",)
 ENV_NAMES = ("PATH", "PYTHONPATH", "PYTHONHASHSEED", "LANG", "LC_ALL")
+# vtbisect's own settings (VT_BISECT_CACHE_DIR: where the cache lives) never change a verdict.
+OWN_PREFIX = "VT_BISECT_"
 
 
 def verdict_env(env: Mapping[str, str]) -> dict[str, str]:
     """The part of ``env`` that goes into cache keys (and the evidence's runner recipe)."""
     return {
-        k: v for k, v in sorted(env.items()) if k in ENV_NAMES or k.startswith(ENV_PREFIXES)
+        k: v for k, v in sorted(env.items())
+        if (k in ENV_NAMES or k.startswith(ENV_PREFIXES)) and not k.startswith(OWN_PREFIX)
     }
 
 
@@ -108,5 +111,5 @@ def file_digest(paths: Sequence[Path], base: Path) -> str:
 
 
 def default_cache_dir(git_common_dir: Path) -> Path:
-    override = os.environ.get("VTBISECT_CACHE_DIR")
+    override = os.environ.get("VT_BISECT_CACHE_DIR")
     return Path(override) if override else git_common_dir / "vtbisect"

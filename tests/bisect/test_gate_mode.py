@@ -105,7 +105,7 @@ def toy_history(tmp_path_factory, kit):
 
 @pytest.fixture
 def toy(toy_history, tmp_path, monkeypatch):
-    monkeypatch.setenv("VTBISECT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("VT_BISECT_CACHE_DIR", str(tmp_path / "cache"))
     return toy_history
 
 

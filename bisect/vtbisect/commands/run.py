@@ -125,7 +125,7 @@ def run_command(
     json_out: str = typer.Option(None, "--json", help="Write the record as JSON to PATH, or - for stdout."),
     evidence: Path = typer.Option(None, "--evidence", help="Write README-bisect.md, logs, JSON, bisect log here."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the verdict cache."),
-    cache_dir: Path = typer.Option(None, "--cache-dir", help="Cache folder (default <git-common-dir>/vtbisect)."),
+    cache_dir: Path = typer.Option(None, "--cache-dir", help="Cache folder (default $VT_BISECT_CACHE_DIR, else <git-common-dir>/vtbisect)."),
     timeout: float = typer.Option(None, "--timeout", help="Seconds per judgement; a timeout is untestable."),
     fail_on_culprit: bool = typer.Option(True, "--fail-on-culprit/--no-fail-on-culprit",
                                          help="Exit 1 when a regression culprit is found (default)."),
