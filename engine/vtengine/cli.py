@@ -114,8 +114,11 @@ def generate(
 
 @app.command()
 def score(
-    prompt: str = typer.Option(..., "--prompt", help="Prompt text."),
-    reference: str = typer.Option(..., "--reference", help="Reference continuation to teacher-force."),
+    prompt: str | None = typer.Option(None, "--prompt", help="Prompt text."),
+    reference: str | None = typer.Option(None, "--reference", help="Reference continuation to teacher-force."),
+    ids: str | None = typer.Option(
+        None, "--ids", help="Comma-separated token ids to score instead of text (any vocab size), e.g. 5,17,99."
+    ),
     model: str = typer.Option("vt-tiny", "--model", help="vt-tiny or a Llama checkpoint directory."),
     eps: float = typer.Option(0.05, "--eps", help="Margins below eps count as near ties."),
     json_path: str | None = typer.Option(None, "--json", help="Write the observation JSON to PATH, or - for stdout."),
@@ -123,19 +126,32 @@ def score(
     """Teacher-forced scoring: argmax and top-1/top-2 margin at every position."""
     from vtengine import probes, tokenizer
 
+    if (ids is None) == (prompt is None or reference is None) or (ids is not None and (prompt or reference)):
+        raise UsageError("score needs --prompt and --reference (text), or --ids (token ids), not both")
     knobs = _knobs()
     _load(model, knobs)
     try:
-        observation = probes.teacher_forced(prompt, reference, None, model)
+        if ids is not None:
+            token_ids = _parse_ids(ids)
+            observation = probes.score_ids(token_ids, model)
+        else:
+            observation = probes.teacher_forced(prompt, reference, None, model)
+            token_ids = tokenizer.encode(prompt) + tokenizer.encode(reference, bos=False)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    ids = tokenizer.encode(prompt) + tokenizer.encode(reference, bos=False)
     predicted = observation["tokens"][:-1]
-    agree = sum(int(p == t) for p, t in zip(predicted, ids[1:], strict=True))
+    agree = sum(int(p == t) for p, t in zip(predicted, token_ids[1:], strict=True))
     near = sum(1 for m in observation["margins"] if m < eps)
     console.print(f"{agree}/{len(predicted)} positions predict the next token; {near} margins below {eps}")
     _write_json(json_path, observation)
     return ExitCode.OK
+
+
+def _parse_ids(text: str) -> list[int]:
+    try:
+        return [int(part) for part in text.split(",")]
+    except ValueError:
+        raise UsageError(f"--ids {text!r}: give comma-separated integers, e.g. 5,17,99") from None
 
 
 @app.command()
@@ -161,7 +177,7 @@ def bench(
     _positive("--runs", runs)
     knobs = _knobs()
     weights = _load(model, knobs)
-    ids = [(7 * i + 3) % 256 for i in range(prompt_tokens)]
+    ids = [(7 * i + 3) % min(256, weights.config.vocab_size) for i in range(prompt_tokens)]
     prefill, decode, decode_cpu = [], [], []
     engine = Engine(weights, dataclasses.replace(knobs, profile=False))
     engine.generate(ids, 2)  # warm the dequant cache

@@ -14,7 +14,7 @@ import numpy as np
 from vtengine import __version__, tokenizer
 from vtengine.arms import select_arms
 from vtengine.attention import BF16, DTYPES, attend_scalar, gather_kv, paged_attention
-from vtengine.engine import Engine, Generation
+from vtengine.engine import Engine, Generation, Scores
 from vtengine.knobs import Knobs
 from vtengine.model import Model, load_model
 from vtengine.provenance import source_info
@@ -62,9 +62,10 @@ def anchor(tokens: list[int]) -> int:
     return int(stream_digest(tokens)[:5], 16)
 
 
-def _prompt_ids(prompt: str) -> list[int]:
+def _prompt_ids(prompt: str, engine: Engine) -> list[int]:
     if not isinstance(prompt, str):
         raise TypeError("prompt must be a string")
+    tokenizer.check_vocab(engine.config.vocab_size, engine.model.config.name)
     return tokenizer.encode(prompt)
 
 
@@ -94,7 +95,7 @@ def _chain(gen: Generation, engine: Engine, model: str) -> Observation:
 def generate(prompt: str, tokens: int, model: str = "vt-tiny") -> Observation:
     """Greedy chain: tokens, margins, logits and stream digests, dequant counters, anchor."""
     engine = _engine(model)
-    return _chain(engine.generate(_prompt_ids(prompt), _check_tokens(tokens)), engine, model)
+    return _chain(engine.generate(_prompt_ids(prompt, engine), _check_tokens(tokens)), engine, model)
 
 
 def decode_bench(prompt: str = "bench", tokens: int = 60, model: str = "vt-tiny") -> Observation:
@@ -109,12 +110,28 @@ def teacher_forced(prompt: str, reference: str, tokens: int | None = None, model
     if tokens is not None:
         ref = ref[: _check_tokens(tokens)]
     engine = _engine(model)
-    scores = engine.score(_prompt_ids(prompt) + ref)
+    scores = engine.score(_prompt_ids(prompt, engine) + ref)
+    return _scored(scores, engine, model, reference_tokens=len(ref))
+
+
+def score_ids(ids: list[int], model: str = "vt-tiny") -> Observation:
+    """Teacher-forced scoring of explicit token ids (no tokenizer: any vocab size); the observation
+    of :func:`teacher_forced` with ``metrics.reference_tokens`` = all ids but the first."""
+    if not isinstance(ids, list) or len(ids) < 2 or not all(isinstance(i, int) for i in ids):
+        raise ValueError(f"ids must be a list of at least 2 integer token ids, got {ids!r}")
+    engine = _engine(model)
+    vocab = engine.config.vocab_size
+    if min(ids) < 0 or max(ids) >= vocab:
+        raise ValueError(f"token ids must lie in [0, {vocab}) for model {model!r}, got {min(ids)}..{max(ids)}")
+    return _scored(engine.score(ids), engine, model, reference_tokens=len(ids) - 1)
+
+
+def _scored(scores: Scores, engine: Engine, model: str, reference_tokens: int) -> Observation:
     return {
         "tokens": scores.tokens,
         "margins": [float(m) for m in scores.margins],
         "digests": {"logits": digest_array(scores.logits), "stream": stream_digest(scores.tokens)},
-        "metrics": {"anchor": anchor(scores.tokens), "reference_tokens": len(ref)},
+        "metrics": {"anchor": anchor(scores.tokens), "reference_tokens": reference_tokens},
         "meta": meta(model, engine.knobs),
     }
 
@@ -123,7 +140,7 @@ def decode_paths(prompt: str, tokens: int, path: str = "incremental", model: str
     """Per-position logits digests by incremental decode (prefill once + one step per token) or by
     full recompute (the whole sequence from an empty cache at every step)."""
     engine = _engine(model)
-    ids, steps = _prompt_ids(prompt), _check_tokens(tokens)
+    ids, steps = _prompt_ids(prompt, engine), _check_tokens(tokens)
     if path == "incremental":
         gen = engine.generate(ids, steps)
     elif path == "recompute":
@@ -145,7 +162,7 @@ def batch_decode(prompts: list[str], tokens: int, batched: bool = True, model: s
     if not isinstance(prompts, list) or not prompts:
         raise ValueError("prompts must be a non-empty list of strings")
     engine = _engine(model)
-    ids = [_prompt_ids(p) for p in prompts]
+    ids = [_prompt_ids(p, engine) for p in prompts]
     steps = _check_tokens(tokens)
     gens = engine.generate_batch(ids, steps) if batched else [engine.generate(p, steps) for p in ids]
     cases = {}
@@ -165,7 +182,7 @@ def speculative(
     """Prompt-lookup speculative decoding (``mode="speculative"``) or plain greedy (``"greedy"``):
     tokens, per-position token cases, proposed/accepted counters and the acceptance rate."""
     engine = _engine(model)
-    ids, steps = _prompt_ids(prompt), _check_tokens(tokens)
+    ids, steps = _prompt_ids(prompt, engine), _check_tokens(tokens)
     if mode == "greedy":
         out, proposed, accepted = engine.generate(ids, steps).tokens, 0, 0
     elif mode == "speculative":
@@ -249,6 +266,7 @@ __all__ = [
     "decode_bench",
     "decode_paths",
     "generate",
+    "score_ids",
     "speculative",
     "teacher_forced",
 ]

@@ -85,3 +85,54 @@ def test_export_writes_a_checkpoint_that_loads_back_to_the_same_weights(tmp_path
 def test_a_chain_longer_than_the_context_is_a_usage_error() -> None:
     done = run("generate", "--prompt", "x", "--tokens", "2000")
     assert done.returncode == 2 and "context 1024" in done.stderr
+
+
+def small_vocab_checkpoint(directory: Path, vocab_size: int = 128) -> Path:
+    """A 1-layer Llama checkpoint whose vocab cannot hold the byte tokenizer's 259 ids."""
+    from vtengine.checkpoint import save_checkpoint
+    from vtengine.config import ModelConfig
+    from vtengine.model import generate_tensors
+
+    config = ModelConfig(
+        name="small", vocab_size=vocab_size, d_model=64, n_layers=1, n_heads=4, n_kv_heads=2, d_ff=96, max_context=64
+    )
+    return save_checkpoint(directory, config, generate_tensors(config))
+
+
+def test_text_on_a_model_whose_vocab_is_below_the_tokenizer_names_the_vocab_and_the_fix(tmp_path: Path) -> None:
+    model = str(small_vocab_checkpoint(tmp_path / "v128"))
+    for args in (["generate", "--prompt", "hi", "--tokens", "2"], ["score", "--prompt", "hi", "--reference", "x"]):
+        done = run(*args, "--model", model)
+        assert done.returncode == 2, done.stderr
+        message = " ".join(done.stderr.split())
+        assert "vocab_size 128" in message and "vocab_size >= 259" in message and "--ids" in message
+        assert "internal error" not in done.stderr
+
+
+def test_score_ids_teacher_forces_token_ids_on_any_vocab(tmp_path: Path) -> None:
+    model = str(small_vocab_checkpoint(tmp_path / "v128"))
+    done = run("score", "--ids", "1,5,100,7", "--model", model, "--json", "-")
+    assert done.returncode == 0, done.stderr
+    obs = json.loads(done.stdout)
+    assert len(obs["tokens"]) == 4 and all(0 <= t < 128 for t in obs["tokens"])
+    assert obs["metrics"]["reference_tokens"] == 3
+
+
+def test_score_ids_outside_the_vocab_is_a_usage_error(tmp_path: Path) -> None:
+    done = run("score", "--ids", "1,128", "--model", str(small_vocab_checkpoint(tmp_path / "v128")))
+    assert done.returncode == 2 and "[0, 128)" in done.stderr
+
+
+def test_score_ids_gives_the_same_observation_as_the_same_text() -> None:
+    from vtengine import tokenizer
+
+    ids = ",".join(str(i) for i in tokenizer.encode("Hi") + tokenizer.encode(" you", bos=False))
+    by_ids = json.loads(run("score", "--ids", ids, "--json", "-").stdout)
+    by_text = json.loads(run("score", "--prompt", "Hi", "--reference", " you", "--json", "-").stdout)
+    assert by_ids["digests"] == by_text["digests"] and by_ids["margins"] == by_text["margins"]
+
+
+def test_bench_prompt_ids_fit_a_small_vocab(tmp_path: Path) -> None:
+    model = str(small_vocab_checkpoint(tmp_path / "v128"))
+    done = run("bench", "--model", model, "--prompt-tokens", "40", "--tokens", "2", "--runs", "1", "--json", "-")
+    assert done.returncode == 0, done.stderr
