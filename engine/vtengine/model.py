@@ -21,8 +21,15 @@ from pathlib import Path
 
 import numpy as np
 
+from vtengine.checkpoint import (
+    SCALE_SUFFIX,
+    CheckpointError,
+    expected_shapes,
+    load_checkpoint,
+    validate_tensors,
+)
 from vtengine.config import VT_TINY, ModelConfig
-from vtengine.numerics import BF16, FP8, dequantize_fp8_blocks, quantize_fp8_blocks, round_bf16
+from vtengine.numerics import FP8, dequantize_fp8_blocks, quantize_fp8_blocks, round_bf16
 
 GENERATOR_VERSION = 1  # bump whenever generated vt-tiny weights change; it keys the disk cache
 EMBEDDED = {"vt-tiny": VT_TINY}
@@ -49,6 +56,9 @@ class QuantizedWeight:
 
 
 def hf_names(config: ModelConfig) -> list[str]:
+    """The HF tensor names in the generator's order: vt-tiny's weights are drawn in this order and
+    :meth:`Model.digest` hashes in it, so it is part of both contracts (the shapes, and their
+    validation, live in :mod:`vtengine.checkpoint`)."""
     names = ["model.embed_tokens.weight"]
     for i in range(config.n_layers):
         p = f"model.layers.{i}."
@@ -61,32 +71,13 @@ def hf_names(config: ModelConfig) -> list[str]:
     return names
 
 
-def expected_shapes(config: ModelConfig) -> dict[str, tuple[int, ...]]:
-    d, hd = config.d_model, config.head_dim
-    shapes: dict[str, tuple[int, ...]] = {
-        "model.embed_tokens.weight": (config.vocab_size, d),
-        "model.norm.weight": (d,),
-        "lm_head.weight": (config.vocab_size, d),
-    }
-    for i in range(config.n_layers):
-        p = f"model.layers.{i}."
-        shapes[p + "self_attn.q_proj.weight"] = (config.n_heads * hd, d)
-        shapes[p + "self_attn.k_proj.weight"] = (config.n_kv_heads * hd, d)
-        shapes[p + "self_attn.v_proj.weight"] = (config.n_kv_heads * hd, d)
-        shapes[p + "self_attn.o_proj.weight"] = (d, config.n_heads * hd)
-        shapes[p + "mlp.gate_proj.weight"] = (config.d_ff, d)
-        shapes[p + "mlp.up_proj.weight"] = (config.d_ff, d)
-        shapes[p + "mlp.down_proj.weight"] = (d, config.d_ff)
-        shapes[p + "input_layernorm.weight"] = (d,)
-        shapes[p + "post_attention_layernorm.weight"] = (d,)
-    return shapes
-
-
 Weight = QuantizedWeight | np.ndarray
 
 
 class Model:
-    """A Llama-architecture model's weights. Build from HF-named tensors:
+    """A Llama-architecture model's weights. Build from HF-named tensors, the set a checkpoint holds
+    (checked by :func:`vtengine.checkpoint.validate_tensors`, the one place names, shapes and dtypes
+    are validated):
 
     - float32 / float16 / bfloat16 arrays are kept in their own precision (held as float32);
     - float8_e4m3fn arrays need ``<name>_scale_inv`` (float32 per-128x128-block scales);
@@ -99,30 +90,20 @@ class Model:
                 f"config: d_model {config.d_model} / n_heads {config.n_heads} / n_kv_heads "
                 f"{config.n_kv_heads} do not divide evenly"
             )
+        try:
+            validate_tensors(config, tensors, where="model")
+        except CheckpointError as error:
+            raise ModelError(str(error)) from None
         self.config = config
-        shapes = expected_shapes(config)
-        self.weights: dict[str, Weight] = {}
-        for name in hf_names(config):
-            if name not in tensors:
-                raise ModelError(f"missing tensor {name!r}")
-            array = tensors[name]
-            if tuple(array.shape) != shapes[name]:
-                raise ModelError(f"tensor {name!r} has shape {tuple(array.shape)}, expected {shapes[name]}")
-            self.weights[name] = self._hold(name, array, tensors, quantize)
+        self.weights: dict[str, Weight] = {
+            name: self._hold(tensors[name], tensors.get(name + SCALE_SUFFIX), quantize) for name in hf_names(config)
+        }
 
     @staticmethod
-    def _hold(name: str, array: np.ndarray, tensors: dict[str, np.ndarray], quantize: bool) -> Weight:
-        if isinstance(array, QuantizedWeight):
-            return array
-        dtype = np.dtype(array.dtype)
-        if dtype == FP8:
-            scales = tensors.get(name + "_scale_inv")
-            if scales is None:
-                raise ModelError(f"fp8 tensor {name!r} has no {name + '_scale_inv'!r} block scales")
-            return QuantizedWeight(array.view(np.uint8), np.asarray(scales, np.float32))
-        if dtype not in (np.dtype(np.float32), np.dtype(np.float16), BF16, np.dtype(np.float64)):
-            raise ModelError(f"tensor {name!r} has unsupported dtype {dtype}")
-        values = np.asarray(array).astype(np.float32)
+    def _hold(array: np.ndarray, scales: np.ndarray | None, quantize: bool) -> Weight:
+        if array.dtype == FP8:
+            return QuantizedWeight(array.view(np.uint8), scales)  # validated: float32 block scales
+        values = array.astype(np.float32)
         if quantize and values.ndim == 2:
             return QuantizedWeight(*quantize_fp8_blocks(values))
         return values
@@ -271,10 +252,12 @@ def embedded_model(name: str = "vt-tiny", cache_dir: Path | None = None) -> Mode
 
 
 def _from_stored(config: ModelConfig, arrays: dict[str, np.ndarray]) -> Model:
+    """The cached arrays as checkpoint tensors: fp8 codes with their ``_scale_inv`` block scales."""
     tensors: dict[str, np.ndarray] = {}
     for name in hf_names(config):
         if name + ".codes" in arrays:
-            tensors[name] = QuantizedWeight(arrays[name + ".codes"], arrays[name + ".scales"])  # type: ignore[assignment]
+            tensors[name] = arrays[name + ".codes"].view(FP8)
+            tensors[name + SCALE_SUFFIX] = arrays[name + ".scales"]
         else:
             tensors[name] = arrays[name]
     return Model(config, tensors)
@@ -295,7 +278,5 @@ def load_model(name_or_dir: str = "vt-tiny", cache_dir: Path | None = None, quan
         raise ModelError(
             f"model {name_or_dir!r} is neither an embedded model ({', '.join(EMBEDDED)}) nor a checkpoint directory"
         )
-    from vtengine.checkpoint import load_checkpoint  # the checkpoint module is optional at import time
-
     config, tensors = load_checkpoint(path)
     return Model(config, tensors, quantize=quantize)
