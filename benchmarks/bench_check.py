@@ -52,7 +52,8 @@ def one_run(root: Path | None, jobs: int | None) -> tuple[float, float, dict]:
 
 
 def snapshot(destination: Path) -> Path:
-    archive = subprocess.run(["git", "archive", "--format=tar", "HEAD", "engine", "docs", "pyproject.toml"],
+    archive = subprocess.run(["git", "archive", "--format=tar", "HEAD", "engine", "gates", "bisect", "docs",
+                              "pyproject.toml"],
                              cwd=REPO, capture_output=True, check=True).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(destination, filter="data")

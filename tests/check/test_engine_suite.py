@@ -20,8 +20,10 @@ BLAS = {"VT_CPU_GEMV_BLAS": "1"}
 
 
 def _snapshot(destination: Path) -> Path:
-    """engine/, docs/ and pyproject.toml as committed at HEAD: immune to edits in the working tree."""
-    archive = subprocess.run(["git", "archive", "--format=tar", "HEAD", "engine", "docs", "pyproject.toml"],
+    """The source roots, docs/ and pyproject.toml as committed at HEAD (envdoc reads them all):
+    immune to edits in the working tree."""
+    archive = subprocess.run(["git", "archive", "--format=tar", "HEAD", "engine", "gates", "bisect", "docs",
+                              "pyproject.toml"],
                              cwd=REPO, capture_output=True, check=True).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(destination, filter="data")
