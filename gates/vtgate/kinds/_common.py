@@ -6,12 +6,25 @@ from __future__ import annotations
 import hashlib
 import struct
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from vtgate.errors import GateError
 from vtgate.records import GateSpec, ProbeRequest
 
 _MISSING = object()
+
+
+class PinlessKind:
+    """Kinds that compare runs with each other (``pin_source = "none"``): nothing is pinned inline
+    and nothing is measured into a golden."""
+
+    pin_source: Literal["none"] = "none"
+
+    def inline_pin(self, spec: GateSpec) -> dict[str, Any]:
+        return {}
+
+    def pin_from(self, spec: GateSpec, observations: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+        return {}
 
 
 def base_request(spec: GateSpec, label: str = "baseline", **changes: Any) -> ProbeRequest:

@@ -10,15 +10,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from vtgate.errors import GateError
-from vtgate.kinds._common import as_cases, base_request, is_missing, lookup, short
+from vtgate.kinds._common import PinlessKind, as_cases, base_request, is_missing, lookup, short
 from vtgate.records import Cases, GateSpec, ProbeRef, ProbeRequest, Verdict
 
 CONFIG_KEYS = {"args", "env"}
 
 
-class BitidentKind:
+class BitidentKind(PinlessKind):
     name = "bitident"
-    pin_source = "none"
     option_keys = frozenset({"configs", "field"})
     default_probe: ProbeRef | None = None
 
@@ -48,12 +47,6 @@ class BitidentKind:
             base_request(spec, label, args=dict(config.get("args", {})), env=dict(config.get("env", {})))
             for label, config in spec.options["configs"].items()
         ]
-
-    def inline_pin(self, spec: GateSpec) -> dict[str, Any]:
-        return {}
-
-    def pin_from(self, spec: GateSpec, observations: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-        return {}
 
     def evaluate(
         self, spec: GateSpec, pin: Mapping[str, Any], observations: Mapping[str, Mapping[str, Any]]

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from vtgate.errors import GateError
+from vtgate.kinds._common import PinlessKind
 from vtgate.records import Cases, GateSpec, ProbeRef, ProbeRequest, Verdict
 
 FINDINGS = ("undocumented", "stale", "default_mismatch", "dynamic", "incomplete", "allowlist")
@@ -35,9 +36,8 @@ def _finding_id(section: str, item: Any) -> str:
     return f"{section}:{item}"
 
 
-class EnvdocKind:
+class EnvdocKind(PinlessKind):
     name = "envdoc"
-    pin_source = "none"
     option_keys: frozenset[str] = frozenset()
     default_probe: ProbeRef | None = ProbeRef(callable="vtgate.kinds.envdoc:observe")
 
@@ -48,12 +48,6 @@ class EnvdocKind:
         probe = spec.probe or self.default_probe
         assert probe is not None
         return [ProbeRequest("baseline", probe, dict(spec.args), dict(spec.env), check_stale=False)]
-
-    def inline_pin(self, spec: GateSpec) -> dict[str, Any]:
-        return {}
-
-    def pin_from(self, spec: GateSpec, observations: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-        return {}
 
     def evaluate(
         self, spec: GateSpec, pin: Mapping[str, Any], observations: Mapping[str, Mapping[str, Any]]

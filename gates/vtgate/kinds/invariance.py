@@ -12,6 +12,7 @@ from typing import Any
 
 from vtgate.errors import GateError
 from vtgate.kinds._common import (
+    PinlessKind,
     base_request,
     env_values,
     first_divergence,
@@ -25,9 +26,8 @@ from vtgate.records import Cases, GateSpec, ProbeRef, ProbeRequest, Verdict
 DEFAULT_COMPARE = ("tokens", "margins", "digests", "cases")
 
 
-class InvarianceKind:
+class InvarianceKind(PinlessKind):
     name = "invariance"
-    pin_source = "none"
     option_keys = frozenset({"invariant_over", "invariant_over_args", "compare"})
     default_probe: ProbeRef | None = None
 
@@ -53,12 +53,6 @@ class InvarianceKind:
         for arg, values in spec.options.get("invariant_over_args", {}).items():
             runs += [base_request(spec, f"{arg}={_text(value)}", args={arg: value}) for value in values]
         return runs
-
-    def inline_pin(self, spec: GateSpec) -> dict[str, Any]:
-        return {}
-
-    def pin_from(self, spec: GateSpec, observations: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-        return {}
 
     def evaluate(
         self, spec: GateSpec, pin: Mapping[str, Any], observations: Mapping[str, Mapping[str, Any]]
