@@ -7,8 +7,9 @@ the bracket from them: ``lo`` = the newest index judged good (GOOD by default), 
 index above ``lo`` judged bad (BAD by default). The first bad commit lies in ``(lo, hi]``.
 
 - Binary search and k-way multisection are one rule: ``propose(k)`` splits ``(lo, hi)`` into ``k+1``
-  near-equal parts and proposes the ``k`` cut points, so one round of ``k`` concurrent judgements
-  shrinks the bracket ``k+1``-fold.
+  parts and proposes the ``k`` cut points, so one round of ``k`` concurrent judgements shrinks the
+  bracket ``k+1``-fold. k = 1 is git's midpoint; for k >= 2 the parts are those of a complete
+  (k+1)-ary tree (``part_sizes``): the same worst case as equal parts, fewer rounds on average.
 - Untestable (``skip``) candidates are handled like git bisect: a cut point that is untestable is
   replaced by its nearest untested neighbour; when every commit strictly inside the bracket is
   untestable, the result is ambiguous: "the first bad commit is one of ...".
@@ -43,6 +44,27 @@ class SearchOutcome:
     @property
     def exact(self) -> bool:
         return len(self.candidates) == 1
+
+
+def part_sizes(m: int, parts: int) -> list[int]:
+    """How ``parts - 1`` cuts split ``m`` possible first-bad positions for the fewest rounds on
+    average: the root split of a complete ``parts``-ary tree. Every outcome is still resolved within
+    ceil(log_parts m) rounds, and as many as possible a round earlier: equal thirds of 6 (2+2+2) need
+    a second round for every outcome, 3+2+1 resolves one at once (mean 1.83 rounds instead of 2); for
+    100 positions and 2 cuts per round the mean is 4.29 rounds instead of 4.38 for equal thirds. Binary
+    search (2 parts) keeps git's midpoint, which is already optimal."""
+    if m <= parts:
+        return [1] * m + [0] * (parts - m)
+    full = 1  # parts ** floor(log_parts m)
+    while full * parts <= m:
+        full *= parts
+    base, extra = full // parts, m - full
+    sizes = []
+    for _ in range(parts):
+        gain = min(extra, base * (parts - 1))
+        sizes.append(base + gain)
+        extra -= gain
+    return sizes
 
 
 class GateSearch:
@@ -83,14 +105,19 @@ class GateSearch:
         return not self.untested_inside()
 
     def propose(self, k: int = 1, *, taken: Iterable[int] = ()) -> list[int]:
-        """Up to ``k`` untested indices cutting the bracket into ``k+1`` near-equal parts."""
+        """Up to ``k`` untested indices cutting the bracket into ``k+1`` parts (``part_sizes``; the
+        midpoint for k = 1), each the nearest untested index to its ideal place."""
         lo, hi = self.bracket()
         free = set(self.untested_inside()) - set(taken)
         chosen: list[int] = []
-        for part in range(1, k + 1):
+        if k == 1:
+            targets: list[float] = [lo + (hi - lo) / 2]
+        else:
+            sizes = part_sizes(hi - lo, k + 1)
+            targets = [lo + sum(sizes[:part]) for part in range(1, k + 1)]
+        for target in targets:
             if not free:
                 break
-            target = lo + (hi - lo) * part / (k + 1)
             nearest = min(free, key=lambda i: (abs(i - target), i))
             chosen.append(nearest)
             free.discard(nearest)

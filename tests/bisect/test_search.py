@@ -7,7 +7,7 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from vtbisect.search import GateSearch, MultiGateSearch, majority, simulate
+from vtbisect.search import GateSearch, MultiGateSearch, majority, part_sizes, simulate
 
 
 def monotone(first_bad: int):
@@ -124,3 +124,33 @@ def test_invalid_inputs_are_refused() -> None:
         GateSearch("g", 3).record(3, "bad")
     with pytest.raises(ValueError):
         GateSearch("g", 3).record(1, "maybe")  # type: ignore[arg-type]
+
+
+def test_multisection_parts_keep_the_worst_case_and_minimise_the_mean_rounds() -> None:
+    from functools import lru_cache
+
+    @lru_cache(None)
+    def best(m: int) -> float:  # fewest expected rounds to resolve m positions with 2 cuts per round
+        if m <= 1:
+            return 0.0
+        if m <= 3:
+            return 1.0
+        return 1 + min((a * best(a) + b * best(b) + (m - a - b) * best(m - a - b)) / m
+                       for a in range(1, m - 1) for b in range(1, m - a))
+
+    @lru_cache(None)
+    def ours(m: int) -> float:
+        if m <= 1:
+            return 0.0
+        return 1 + sum(s * ours(s) for s in part_sizes(m, 3)) / m
+
+    for m in range(1, 61):
+        assert ours(m) == pytest.approx(best(m)), m
+    for parts in (3, 4, 5):
+        for m in range(1, 400):
+            sizes = part_sizes(m, parts)
+            assert len(sizes) == parts and sum(sizes) == m and all(s >= 0 for s in sizes)
+            worst = math.ceil(math.log(m, parts) - 1e-9) if m > 1 else 0
+            assert max(sizes) <= parts ** max(worst - 1, 0), (m, parts, sizes)
+    # 6 positions: 3 + 2 + 1 settles one outcome in one round; equal thirds need two for all
+    assert part_sizes(6, 3) == [3, 2, 1]
