@@ -10,7 +10,10 @@ from rich.table import Table
 from vtgate.mutate.execute import MutateReport, MutationResult
 from vtgate.output import write_json
 
-CELL = {"red": "[bold red]kill[/]", "green": "[green]·[/]", "error": "[bold magenta]err[/]"}
+CELL = {"red": "[bold red]K[/]", "green": "[green]·[/]", "error": "[bold magenta]E[/]"}
+LEGEND = ("[dim]K killed (green at baseline, red under the mutation), · survived, E error, "
+          "r red but red at baseline too (a deliberate red), ! not what the mutation expected; "
+          "own: the gate's own negative controls met[/]")
 
 
 def _cell(result: MutationResult, gate: str) -> str:
@@ -18,7 +21,7 @@ def _cell(result: MutationResult, gate: str) -> str:
     if actual is None:
         return ""
     want = result.mutation.expected.get(gate)
-    text = CELL[actual] if (actual != "red" or gate in result.kills) else "[yellow]red[/]"
+    text = CELL[actual] if (actual != "red" or gate in result.kills) else "[yellow]r[/]"
     if want is not None and want != actual:
         text += "[bold red]![/]"
     return text
@@ -33,22 +36,24 @@ def render(report: MutateReport, console: Console) -> None:
         return
     columns = [r for r in report.mutations if r.mutation.origin != "control"]
     controls = [r for r in report.mutations if r.mutation.origin == "control"]
-    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold", title="kill matrix")
-    table.add_column("gate", overflow="fold")
+    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold", title="kill matrix",
+                  title_justify="left", collapse_padding=True)
+    table.add_column("gate", no_wrap=True)
     for index, _ in enumerate(columns, start=1):
-        table.add_column(str(index), justify="center")
-    table.add_column("own controls", justify="right")
-    table.add_column("killed by", justify="right")
+        table.add_column(str(index), justify="center", no_wrap=True)
+    table.add_column("own", justify="right", no_wrap=True)
+    table.add_column("killed by", justify="right", no_wrap=True)
     kills = report.kills
     for spec in report.gates:
         own = [r for r in controls if spec.name in r.actual]
         met = sum(1 for r in own if r.met)
-        own_text = f"{met}/{len(own)} met" if own else "-"
+        own_text = f"{met}/{len(own)}" if own else "-"
         if own and met < len(own):
             own_text = f"[bold red]{own_text}[/]"
         name = f"[bold red]{spec.name} (vacuous)[/]" if spec.name in report.vacuous else spec.name
         table.add_row(name, *[_cell(r, spec.name) for r in columns], own_text, str(len(kills[spec.name])))
     console.print(table)
+    console.print(LEGEND, highlight=False)
     for index, result in enumerate(columns, start=1):
         state = "[green]met[/]" if result.met else "[bold red]UNMET[/]"
         console.print(f"  {index:>2} {result.name} ({result.mutation.kind}) {state}: "
