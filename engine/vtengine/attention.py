@@ -59,22 +59,45 @@ def _pad_head_dim(q: np.ndarray, k: np.ndarray, multiple: int) -> tuple[np.ndarr
     return q, k
 
 
+def _scores(q: np.ndarray, k: np.ndarray, ctx: int, scale: np.float32, pair_dot: bool) -> np.ndarray:
+    """q [*rows, n_kv, g, hd], k [n_kv, hd, T >= ctx] -> scores [*rows, n_kv, g, ctx].
+
+    The products are laid out [hd, *rows, n_kv, g, ctx] (float32): the q.k sum runs over the
+    outermost axis, sequential along head_dim, and every NumPy inner loop is a long run of keys.
+    With ``pair_dot`` (bf16 pair-dot) adjacent head_dim products are summed first (head_dim
+    zero-padded to even: exact), then the pair sums accumulate sequentially."""
+    rows = q.ndim - 3
+    if pair_dot:
+        q, k = _pad_head_dim(q, k, 2)
+    hd = q.shape[-1]
+    qt = q.transpose(rows + 2, *range(rows + 2))[..., None]  # [hd, *rows, n_kv, g, 1]
+    kt = k[:, :, :ctx].transpose(1, 0, 2).reshape(hd, *(1,) * rows, k.shape[0], 1, ctx)  # [hd, *1, n_kv, 1, ctx]
+    prod = np.multiply(qt, kt, order="C")
+    if pair_dot:
+        prod = prod[0::2] + prod[1::2]
+    return sum_sequential(prod, axis=0) * scale  # accumulate in float32, sequential along head_dim
+
+
 def _softmax_v(scores: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """scores [n_kv, g, ctx] -> probabilities -> sum_t p[t] * v[t], sequential over keys."""
+    """scores [*rows, n_kv, g, T], v [n_kv, >= T, hd] -> probabilities -> sum_t p[t] * v[t]
+    [*rows, n_kv, g, hd]. The V products are laid out [*rows, T, n_kv, g, hd]: keys are an outer
+    axis, so the sum over keys is sequential with long inner loops."""
+    t = scores.shape[-1]
     m = scores.max(axis=-1, keepdims=True)  # max is exact, any order
     e = exp_f32(scores - m)  # subtract in float32, exp in float64, round once
     z = sum_sequential(e, axis=-1)  # accumulate in float32, sequential over keys
     p = e / z[..., None]
-    prod = p[:, :, :, None] * v[:, None, :, :]  # [n_kv, g, ctx, hd]
-    return sum_sequential(prod, axis=2)  # accumulate in float32, sequential over keys
+    lead = tuple(range(p.ndim - 3))
+    pt = p.transpose(*lead, p.ndim - 1, p.ndim - 3, p.ndim - 2)[..., None]  # [*rows, T, n_kv, g, 1]
+    vt = v[:, :t, :].transpose(1, 0, 2)[:, :, None, :]  # [T, n_kv, 1, hd]
+    prod = np.multiply(pt, vt, order="C")  # [*rows, T, n_kv, g, hd]
+    return sum_sequential(prod, axis=-4)  # accumulate in float32, sequential over keys
 
 
 def attend_default(q: np.ndarray, k: np.ndarray, v: np.ndarray, ctx: int, scale: np.float32) -> np.ndarray:
     """q [H, hd], k [n_kv, hd, T>=ctx], v [n_kv, ctx, hd] -> [H, hd] float32 (the default arm)."""
     n_kv, hd, _ = k.shape
-    qg = q.reshape(n_kv, -1, hd)
-    prod = qg[:, :, :, None] * k[:, None, :, :]  # [n_kv, g, hd, T] products rounded to float32
-    scores = sum_sequential(prod, axis=2)[:, :, :ctx] * scale  # sequential along head_dim
+    scores = _scores(q.reshape(n_kv, -1, hd), k, ctx, scale, pair_dot=False)
     return _softmax_v(scores, v).reshape(-1, hd)
 
 
@@ -82,10 +105,7 @@ def attend_bfdot(q: np.ndarray, k: np.ndarray, v: np.ndarray, ctx: int, scale: n
     """bf16 pair-dot q.k: bf16 x bf16 products are exact in float32; adjacent pairs are summed
     first, then the pair sums accumulate sequentially. Softmax and V as the default."""
     n_kv, hd, _ = k.shape
-    qg, k = _pad_head_dim(q.reshape(n_kv, -1, hd), k, 2)
-    prod = qg[:, :, :, None] * k[:, None, :, :]
-    pairs = prod[:, :, 0::2, :] + prod[:, :, 1::2, :]
-    scores = sum_sequential(pairs, axis=2)[:, :, :ctx] * scale
+    scores = _scores(q.reshape(n_kv, -1, hd), k, ctx, scale, pair_dot=True)
     return _softmax_v(scores, v).reshape(-1, hd)
 
 
@@ -156,23 +176,27 @@ def attend_rows(
     """
     rows, heads, hd = q.shape
     n_kv = k.shape[0]
-    group = heads // n_kv
     t_max = int(ctxs.max())
-    qg = q.reshape(rows, n_kv, group, hd)
-    if arm in ("scalar_fma", "bfdot"):
-        qg, k = _pad_head_dim(qg, k, 4 if arm == "scalar_fma" else 2)
+    qg = q.reshape(rows, n_kv, heads // n_kv, hd)
     if arm == "scalar_fma":
-        lanes = np.zeros((4, rows, n_kv, group, k.shape[2]), np.float32)
-        for d0 in range(0, k.shape[1], 4):
-            qa = qg[:, :, :, d0 : d0 + 4].transpose(3, 0, 1, 2)[..., None]  # [4, R, n_kv, g, 1]
-            ka = k[:, d0 : d0 + 4, :].transpose(1, 0, 2)[:, None, :, None, :]  # [4, 1, n_kv, 1, T]
-            lanes = fma_f32(qa, ka, lanes)
-        dots = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))[..., :t_max]
-    else:
-        prod = qg[:, :, :, :, None] * k[None, :, None, :, :]  # [R, n_kv, g, hd, T]
-        if arm == "bfdot":
-            prod = prod[:, :, :, 0::2, :] + prod[:, :, :, 1::2, :]
-        dots = sum_sequential(prod, axis=3)[..., :t_max]
+        return _attend_rows_fma(qg, k, v, ctxs, scale).reshape(rows, heads, hd)
+    scores = _scores(qg, k, t_max, scale, pair_dot=arm == "bfdot")  # [R, n_kv, g, T]
+    valid = np.arange(t_max)[None, :] < ctxs[:, None]  # [R, T]
+    scores = np.where(valid[:, None, None, :], scores, np.float32(-np.inf))
+    return _softmax_v(scores, v).reshape(rows, heads, hd)
+
+
+def _attend_rows_fma(qg: np.ndarray, k: np.ndarray, v: np.ndarray, ctxs: np.ndarray, scale: np.float32) -> np.ndarray:
+    """The FMA arm's rows: qg [R, n_kv, g, hd] -> [R, n_kv, g, hd] (see :func:`attend_fma`)."""
+    rows, n_kv, group, hd = qg.shape
+    t_max = int(ctxs.max())
+    qg, k = _pad_head_dim(qg, k, 4)
+    lanes = np.zeros((4, rows, n_kv, group, k.shape[2]), np.float32)
+    for d0 in range(0, k.shape[1], 4):
+        qa = qg[:, :, :, d0 : d0 + 4].transpose(3, 0, 1, 2)[..., None]  # [4, R, n_kv, g, 1]
+        ka = k[:, d0 : d0 + 4, :].transpose(1, 0, 2)[:, None, :, None, :]  # [4, 1, n_kv, 1, T]
+        lanes = fma_f32(qa, ka, lanes)
+    dots = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))[..., :t_max]
     valid = np.arange(t_max)[None, :] < ctxs[:, None]  # [R, T]
     scores = np.where(valid[:, None, None, :], dots * scale, np.float32(-np.inf))
     m = scores.max(axis=-1, keepdims=True)
@@ -180,14 +204,11 @@ def attend_rows(
     z = sum_sequential(e, axis=-1)
     p = e / z[..., None]  # [R, n_kv, g, T]
     vt = v[:, :t_max, :]
-    if arm == "scalar_fma":
-        out = np.zeros((rows, n_kv, group, hd), np.float32)
-        for t in range(t_max):
-            fused = fma_f32(p[:, :, :, t, None], vt[None, :, None, t, :], out)
-            out = np.where((t < ctxs)[:, None, None, None], fused, out)
-    else:
-        out = sum_sequential(p[:, :, :, :, None] * vt[None, :, None, :, :], axis=3)  # sequential over keys
-    return out.reshape(rows, heads, hd)
+    out = np.zeros((rows, n_kv, group, hd), np.float32)
+    for t in range(t_max):
+        fused = fma_f32(p[:, :, :, t, None], vt[None, :, None, t, :], out)
+        out = np.where((t < ctxs)[:, None, None, None], fused, out)
+    return out
 
 
 BODIES: dict[str, Body] = {

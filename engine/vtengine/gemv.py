@@ -57,15 +57,17 @@ class Linear:
 
     def __call__(self, x: np.ndarray, w_t: np.ndarray) -> np.ndarray:
         assert w_t.flags.c_contiguous and x.shape[1] == w_t.shape[0], "weights must be [K, N], C-contiguous"
+        if self.arm == "blas":  # BLAS blocks and threads on its own: no chunks, no column split
+            return x @ w_t
         m, (k, n) = x.shape[0], w_t.shape
         rows = max(1, self.MAX_PRODUCT_ELEMENTS // (k * n))
-        if self.arm == "blas" or m <= rows:
+        if m <= rows:
             return self._columns(x, w_t)
         return np.concatenate([self._columns(x[i : i + rows], w_t) for i in range(0, m, rows)])
 
     def _columns(self, x: np.ndarray, w_t: np.ndarray) -> np.ndarray:
         n = w_t.shape[1]
-        if self.pool is None or self.arm == "blas" or n < 4 * self.threads:
+        if self.pool is None or n < 4 * self.threads:
             return self.kernel(x, w_t)
         # split columns into `threads` chunks of >= 2 columns; each column is computed exactly as
         # it would be alone (NumPy releases the GIL inside the ufunc loops)
