@@ -138,9 +138,9 @@ def test_probe_that_cannot_run_is_untestable_not_bad(toy, kit, vtbisect):
     assert all(s["verdict"] == "skip" for s in broken)
 
 
-def test_the_oracle_is_the_checkout_not_the_candidate(toy, kit, vtbisect):
-    # Rewrite the goldens in a later commit to the broken values: the candidates' own goldens must
-    # not matter, the user's checkout's do. Judged with --suite-from the GOOD commit.
+def test_suite_from_a_revision_judges_like_the_checkout(toy, kit, vtbisect):
+    # GOOD's suite and goldens equal the checkout's here; see
+    # test_candidates_own_goldens_never_judge_them for histories where they differ.
     ran = vtbisect(toy.path, f"{toy.shas[1]}..HEAD", "--gate", "beta", "--suite-from", toy.shas[1])
     assert ran.code == 1, ran.stderr
     assert [c["commit"] for c in ran.culprits] == [toy.shas[7]]
@@ -178,3 +178,66 @@ def test_deliberate_red_trailer_names_the_gate(make_history, kit, vtbisect):  # 
     ran = vtbisect(repo.path, f"{repo.shas[1]}..HEAD", "--gate", "beta")
     assert ran.code == 0, ran.stderr
     assert [(c["commit"], c["kind"]) for c in ran.culprits] == [(repo.shas[4], "deliberate")]
+
+
+def test_all_red_with_nothing_red_at_bad_is_nothing_to_bisect(toy, kit, vtbisect):
+    before = kit.snapshot(toy.path)
+    ran = vtbisect(toy.path, f"{toy.shas[1]}..{toy.shas[3]}", "--all-red")
+    assert ran.code == 5, ran.stderr
+    assert "nothing to bisect: no gate is red at BAD" in ran.stderr
+    assert kit.snapshot(toy.path) == before and kit.leftover_worktrees(toy.path) == []
+
+
+def test_all_red_with_every_red_gate_red_at_good_too_is_nothing_to_bisect(toy, kit, vtbisect):
+    # alpha is red at shas[4] and at shas[6]; beta and steady are green at shas[6].
+    ran = vtbisect(toy.path, f"{toy.shas[4]}..{toy.shas[6]}", "--all-red")
+    assert ran.code == 5, ran.stderr
+    assert "every gate red at BAD is also red" in ran.stderr
+    assert kit.leftover_worktrees(toy.path) == []
+
+
+def test_green_gate_at_bad_and_red_gate_at_good_leave_nothing_behind(toy, kit, vtbisect):
+    before = kit.snapshot(toy.path)
+    for spec, gate in ((f"{toy.shas[1]}..HEAD", "steady"), (f"{toy.shas[4]}..HEAD", "alpha")):
+        ran = vtbisect(toy.path, spec, "--gate", gate)
+        assert ran.code == 2, ran.stderr
+    assert kit.snapshot(toy.path) == before and kit.leftover_worktrees(toy.path) == []
+
+
+def test_pathspec_after_the_dashes_limits_gate_mode_candidates(toy, kit, vtbisect):
+    ran = vtbisect(toy.path, f"{toy.shas[1]}..HEAD", "--gate", "beta", "--", "src/toyeng/beta.py")
+    assert ran.code == 1, ran.stderr
+    assert ran.record["candidates"] == 4  # the three beta commits and BAD (always kept)
+    assert [c["commit"] for c in ran.culprits] == [toy.shas[7]]
+
+
+def test_unreadable_suite_is_a_usage_error(toy, kit, vtbisect, tmp_path):
+    ran = vtbisect(toy.path, f"{toy.shas[1]}..HEAD", "--gate", "beta", "--suite", str(tmp_path / "missing.toml"))
+    assert ran.code == 2, ran.stderr
+    assert "missing.toml" in ran.stderr
+    assert kit.leftover_worktrees(toy.path) == []
+
+
+def test_candidates_own_goldens_never_judge_them(make_history, kit, vtbisect):  # its own history
+    repo = toy_project(make_history, kit)
+    repo.filler(2)                                                             # 2, 3
+    repo.commit({"src/toyeng/beta.py": "BETA = 8\n"}, "beta: flip the default arm")  # 4
+    done = subprocess.run([VTGATE, "bless", "beta", "--reason", "accept the new arm"], cwd=repo.path,
+                          capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"})
+    assert done.returncode == 0, done.stderr
+    repo.commit({}, "goldens: re-bless beta under the new arm")                # 5
+    repo.filler(1)                                                             # 6
+    # From shas[5] on, each candidate's own goldens call beta green. The oracle is fixed instead:
+    # GOOD's suite and goldens judge every candidate, so the flip at shas[4] is found.
+    fixed = vtbisect(repo.path, f"{repo.shas[1]}..HEAD", "--gate", "beta", "--suite-from", repo.shas[1])
+    assert fixed.code == 1, fixed.stderr
+    assert [c["commit"] for c in fixed.culprits] == [repo.shas[4]]
+    # The checkout's oracle is its working files, uncommitted edits included: restore GOOD's goldens
+    # in the working tree only and the same culprit is found without --suite-from.
+    kit.git(repo.path, "restore", "--source", repo.shas[1], "--worktree", "--", "goldens")
+    assert kit.git(repo.path, "status", "--porcelain"), "the goldens are an uncommitted edit"
+    before = kit.snapshot(repo.path)
+    working = vtbisect(repo.path, f"{repo.shas[1]}..HEAD", "--gate", "beta")
+    assert working.code == 1, working.stderr
+    assert [c["commit"] for c in working.culprits] == [repo.shas[4]]
+    assert kit.snapshot(repo.path) == before
