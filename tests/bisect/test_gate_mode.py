@@ -241,3 +241,15 @@ def test_candidates_own_goldens_never_judge_them(make_history, kit, vtbisect):  
     assert working.code == 1, working.stderr
     assert [c["commit"] for c in working.culprits] == [repo.shas[4]]
     assert kit.snapshot(repo.path) == before
+
+
+def test_gates_with_one_culprit_are_grouped_and_share_every_judgement(make_history, kit, vtbisect):
+    repo = toy_project(make_history, kit)
+    repo.filler(3)
+    repo.commit({"src/toyeng/alpha.py": alpha_file(3, 1), "src/toyeng/beta.py": "BETA = 9\n"}, "retune both arms")
+    repo.filler(3)
+    ran = vtbisect(repo.path, f"{repo.shas[1]}..HEAD", "--gate", "alpha", "--gate", "beta")
+    assert ran.code == 1, ran.stderr
+    assert [(c["commit"], c["gates"]) for c in ran.culprits] == [(repo.shas[5], ["alpha", "beta"])]
+    judged = [s["commit"] for s in ran.record["steps"]]
+    assert len(judged) == len(set(judged)), "one judgement per commit served both gates"

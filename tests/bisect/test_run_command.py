@@ -179,12 +179,15 @@ def test_a_merge_culprit_is_opened_up_to_the_commit_on_the_merged_branch(make_hi
         kit.git(repo.path, "merge", "-q", "--no-ff", "-m", f"merge side{i}", f"side{i}")
     kit.git(repo.path, "merge", "-q", "--no-ff", "-m", "merge topic", "topic")
     repo.filler(2, "after")
+    before = kit.snapshot(repo.path)
     ran = vtbisect(repo.path, f"{good}..HEAD", *cmd(judge_script))
     assert ran.code == 1, ran.stderr
     assert [c["commit"] for c in ran.culprits] == [culprit]
     assert "merged by" in ran.culprits[0]["note"]
     mainline = vtbisect(repo.path, f"{good}..HEAD", "--first-parent", *cmd(judge_script))
+    assert mainline.code == 1, mainline.stderr
     assert mainline.culprits[0]["subject"] == "merge topic"
+    assert kit.snapshot(repo.path) == before and kit.leftover_worktrees(repo.path) == []
 
 
 def test_evidence_folder_has_readme_logs_json_and_a_replayable_log(make_history, kit, vtbisect, judge_script, tmp_path):
