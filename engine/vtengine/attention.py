@@ -41,9 +41,9 @@ def gather_kv(
     bs = k_cache.shape[3]
     nb = -(-ctx // bs)
     blocks = table[:nb]
-    k = k_cache[:, :, blocks, :]
+    k = k_cache.take(blocks, axis=2)  # [n_kv, hd, nb, bs]
     k = k.reshape(k.shape[0], k.shape[1], nb * bs).astype(np.float32, copy=False)
-    v = v_cache[:, blocks, :, :]
+    v = v_cache.take(blocks, axis=1)  # [n_kv, nb, bs, hd]
     v = v.reshape(v.shape[0], nb * bs, v.shape[3])[:, :ctx, :].astype(np.float32, copy=False)
     return k, v
 
@@ -80,17 +80,18 @@ def _scores(q: np.ndarray, k: np.ndarray, ctx: int, scale: np.float32, pair_dot:
 
 def _softmax_v(scores: np.ndarray, v: np.ndarray) -> np.ndarray:
     """scores [*rows, n_kv, g, T], v [n_kv, >= T, hd] -> probabilities -> sum_t p[t] * v[t]
-    [*rows, n_kv, g, hd]. The V products are laid out [*rows, T, n_kv, g, hd]: keys are an outer
-    axis, so the sum over keys is sequential with long inner loops."""
+    [*rows, n_kv, g, hd]. From the max subtraction on, keys are an outer axis ([*rows, T, n_kv, g]
+    and V products [*rows, T, n_kv, g, hd]), so both sums over keys are sequential with long inner
+    loops."""
     t = scores.shape[-1]
-    m = scores.max(axis=-1, keepdims=True)  # max is exact, any order
-    e = exp_f32(scores - m)  # subtract in float32, exp in float64, round once
-    z = sum_sequential(e, axis=-1)  # accumulate in float32, sequential over keys
-    p = e / z[..., None]
-    lead = tuple(range(p.ndim - 3))
-    pt = p.transpose(*lead, p.ndim - 1, p.ndim - 3, p.ndim - 2)[..., None]  # [*rows, T, n_kv, g, 1]
+    lead = tuple(range(scores.ndim - 3))
+    keys_outer = scores.transpose(*lead, -1, -3, -2)  # [*rows, T, n_kv, g]
+    m = np.maximum.reduce(keys_outer, axis=-3, keepdims=True)  # max is exact, any order
+    e = exp_f32(np.subtract(keys_outer, m, order="C"))  # subtract in float32, exp in float64, round once
+    z = sum_sequential(e, axis=-3)  # accumulate in float32, sequential over keys
+    p = e / z[..., None, :, :]
     vt = v[:, :t, :].transpose(1, 0, 2)[:, :, None, :]  # [T, n_kv, 1, hd]
-    prod = np.multiply(pt, vt, order="C")  # [*rows, T, n_kv, g, hd]
+    prod = np.multiply(p[..., None], vt, order="C")  # [*rows, T, n_kv, g, hd]
     return sum_sequential(prod, axis=-4)  # accumulate in float32, sequential over keys
 
 
