@@ -150,3 +150,43 @@ def test_baseline_not_green_refuses_to_build_the_matrix(blessed) -> None:
     assert report["mutations"] == []
     assert report["problem"].startswith("the baseline is not green, so kills cannot be told from failures: ")
     assert "strict-hi red" in report["problem"]
+
+
+def test_expect_observed_reads_list_positions(blessed, texts) -> None:
+    import json
+
+    tokens = json.loads((blessed.root / "goldens/default/anchor-hi.json").read_text())["value"]["tokens"]
+    blessed.write_suite(texts.gates + f"""
+[[mutation]]
+name = "fast-gemv"
+kind = "env"
+env = {{ MUT_FAST = "1" }}
+expect = {{ draft-band = "red", anchor-hi = "green" }}
+expect_observed = {{ anchor-hi = {{ "tokens.3" = {tokens[3]} }} }}
+
+[[mutation]]
+name = "fast-gemv-wrong-token"
+kind = "env"
+env = {{ MUT_FAST = "1" }}
+expect = {{ draft-band = "red" }}
+expect_observed = {{ anchor-hi = {{ "tokens.3" = {tokens[3] + 1}, "tokens.99" = 1 }} }}
+""")
+    done, report = blessed.mutate_json("--no-auto")
+    assert done.returncode == 1
+    right, wrong = report["mutations"][:2]
+    assert right["met"] is True and right["observed"] == {"anchor-hi": {"tokens.3": tokens[3]}}
+    assert wrong["unmet"] == [f"anchor-hi: tokens.3 measured {tokens[3]}, expected {tokens[3] + 1}",
+                              "anchor-hi: tokens.99 measured None, expected 1"]
+    assert report["probe_runs"]["shared"] > 0  # the two mutations have the same env: one set of runs
+
+
+def test_a_gate_selection_cannot_fail_at_least_one_red(blessed) -> None:
+    """With --gate, an arm mutation may kill only gates outside the selection: "at least one gate red"
+    is not judged (and the arm is listed as killing nothing here), declared gates outside it are skipped."""
+    done, report = blessed.mutate_json("--gate", "draft-band")
+    assert done.returncode == 0, done.stderr
+    fma = next(m for m in report["mutations"] if m["name"] == "arm-default:attention.fma")
+    assert fma["met"] is True and fma["kills"] == []
+    assert "arm-default:attention.fma" in report["kill_nothing"]
+    declared = next(m for m in report["mutations"] if m["name"] == "fma-default-on")
+    assert declared["actual"] == {"draft-band": "green"} and declared["met"] is True
