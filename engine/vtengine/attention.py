@@ -1,12 +1,14 @@
 """Paged attention: gather a sequence's K/V blocks through its block table, then run one arm's
 body for one query row (:func:`paged_attention`) or for several rows of the sequence at once
-(:func:`paged_attention_rows`, bit-identical to one call per row). A dtype dispatch over q in {f32, bf16} x kv in {f32, bf16, fp8-e4m3} converts
-exactly to float32 and picks the body; :func:`attend_scalar` is the plain-loop reference body the
-vectorized default must equal bit for bit.
+(:func:`paged_attention_rows`, bit-identical to one call per row). A dtype dispatch over q in
+{f32, bf16} x kv in {f32, bf16, fp8-e4m3} converts exactly to float32 and picks the body;
+:func:`attend_scalar` is the plain-loop reference body the vectorized default must equal bit for bit.
 
-Cache layout (per layer): K as [n_kv, head_dim, num_blocks, block_size] so a gathered K is
-[n_kv, head_dim, T] and the q.k reduction runs over an outer axis (sequential); V as
-[n_kv, num_blocks, block_size, head_dim] so the V accumulate runs over keys, an outer axis too.
+Cache layout (per layer): K as [n_kv, head_dim, num_blocks, block_size] (a gathered K is
+[n_kv, head_dim, T]); V as [n_kv, num_blocks, block_size, head_dim]. The default and BFDOT bodies
+lay their products out so each reduction runs over the outermost axis, which NumPy sums
+sequentially with one long inner loop: q.k products as [head_dim, ..., T], then scores,
+probabilities and V products with keys outer ([..., T, n_kv, g] and [..., T, n_kv, g, head_dim]).
 """
 
 from __future__ import annotations

@@ -136,8 +136,8 @@ class Engine:
         prof = self.prof
         t0 = clock() if prof else 0.0
         half = self.head_dim // 2
-        cos = self.rope_cos[positions][:, None, :]  # [R, 1, hd] = [cos, cos]
-        sin = self.rope_sin[positions][:, None, :]  # [R, 1, hd] = [-sin, sin] (negation is exact)
+        cos = self.rope_cos.take(positions, axis=0)[:, None, :]  # [R, 1, hd] = [cos, cos]
+        sin = self.rope_sin.take(positions, axis=0)[:, None, :]  # [R, 1, hd] = [-sin, sin] (negation is exact)
         rotated = np.concatenate([x[..., half:], x[..., :half]], axis=-1)
         y = self.round(x * cos + rotated * sin)
         if prof:
@@ -213,7 +213,7 @@ class Engine:
             prof.tokens[prof.phase] += int(ids.size)
 
         t0 = clock() if prof else 0.0
-        x = self.weight("embed")[ids]  # embedding rows (already bf16 values for vt-tiny)
+        x = self.weight("embed").take(ids, axis=0)  # embedding rows (already bf16 values for vt-tiny)
         x = self.round(x)
         if prof:
             prof.add("embed", t0)
