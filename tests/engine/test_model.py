@@ -108,6 +108,23 @@ def test_unsupported_dtype_is_refused(tiny: Model) -> None:
         Model(tiny.config, tensors)
 
 
+def test_an_unexpected_tensor_is_refused_as_a_checkpoint_would_refuse_it(tiny: Model) -> None:
+    tensors = tiny.dequantized_tensors()
+    tensors["model.layers.0.self_attn.q_norm.weight"] = np.ones(32, np.float32)
+    with pytest.raises(ModelError, match="unexpected tensor 'model.layers.0.self_attn.q_norm.weight'"):
+        Model(tiny.config, tensors)
+
+
+def test_a_damaged_cache_file_with_a_wrong_shape_is_regenerated(tmp_path: Path) -> None:
+    embedded_model("vt-tiny", tmp_path)
+    (cached,) = tmp_path.iterdir()
+    with np.load(cached) as stored:
+        arrays = {k: stored[k] for k in stored.files}
+    arrays["model.norm.weight"] = arrays["model.norm.weight"][:-1]
+    np.savez(cached, **arrays)
+    assert embedded_model("vt-tiny", tmp_path).digest() == VT_TINY_WEIGHTS_SHA256
+
+
 def test_float_checkpoint_weights_keep_their_precision_unless_quantized(tiny: Model) -> None:
     tensors = tiny.dequantized_tensors()
     name = "model.layers.1.mlp.gate_proj.weight"
