@@ -85,3 +85,10 @@ def test_counters_each_pinned_counter_moved_by_one() -> None:
     pin = {"baseline": {"hits": 5, "misses": 2}}
     obs = {"baseline": {"counters": {"hits": 5, "misses": 2}}}
     assert _judged(spec, pin, obs) == {"g:baseline/hits+1": ("red", "red"), "g:baseline/misses+1": ("red", "red")}
+
+
+def test_counters_controls_cover_every_run_not_only_the_first() -> None:
+    spec = _spec("counters", over={"B": ["0", "1"]})
+    pin = {"B=0": {"hits": 0}, "B=1": {"hits": 4}}
+    obs = {"B=0": {"counters": {"hits": 0}}, "B=1": {"counters": {"hits": 4}}}
+    assert _judged(spec, pin, obs) == {"g:B=0/hits+1": ("red", "red"), "g:B=1/hits+1": ("red", "red")}

@@ -9,7 +9,7 @@ family per kind, each with the outcome the gate's own declared tolerance implies
 - anchor: the stream digest, the anchor number and each anchor token perturbed (red);
 - band: the measured value at each edge (green) and just outside it (red);
 - bitident / invariance: one case of one run altered (red);
-- counters: each pinned counter of the first run moved by one (red)."""
+- counters: each pinned counter of each run moved by one (red)."""
 
 from __future__ import annotations
 
@@ -329,12 +329,10 @@ def _cases_runs(spec: GateSpec, pin: Mapping[str, Any], observations: Mapping[st
 
 
 def _counters(spec: GateSpec, pin: Mapping[str, Any], observations: Mapping[str, Mapping[str, Any]]) -> list[Control]:
-    if not pin:
-        return []
-    label = next(iter(pin))
     return [
         Control(f"{spec.name}:{label}/{counter}+1",
                 PinChange(spec.name, (Edit((label, counter), altered(value)),), f"pinned {label}/{counter} {value} -> {altered(value)}"),
                 "red")
-        for counter, value in dict(pin[label]).items()
+        for label, counters in pin.items()
+        for counter, value in dict(counters).items()
     ]

@@ -300,7 +300,7 @@ def arm_mutations(source: ArmsSource, arms: Sequence[Mapping[str, Any]]) -> list
         label = f"{arm['kernel']}.{arm['name']}" if arm.get("kernel") else str(arm["name"])
         mutations.append(Mutation(
             name=f"arm-default:{label}", kind="auto", expected={ANY_GATE: "red"}, env={knob: source.on},
-            description=f"opt-in arm {label} as if it were the default ({knob}={source.on})", origin="arm"))
+            description=f"{knob}={source.on}: the opt-in arm as the default", origin="arm"))
     return mutations
 
 
