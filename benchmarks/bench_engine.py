@@ -48,9 +48,12 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)  # KiB on Linux
 """
 
 
+ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "VT_CPU_THREADS": "1"}
+
+
 def child_env(knobs: dict[str, str]) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("VT_")}
-    env.update({"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "VT_CPU_THREADS": "1"})
+    env.update(ONE_THREAD)
     env.update(knobs)
     return env
 
@@ -131,7 +134,7 @@ def flips() -> str:
         error = float(np.abs(got.astype(np.float64) - want).max())
         lines.append(f"| VT_ACT_DTYPE={act} | {len(ids)} | {error:.2e} | {int((got.argmax(1) != want.argmax(1)).sum())} |")
     lines += ["", f"Opt-in arms vs default, teacher-forced on the default's own chains ({len(FLIP_PROMPTS)} prompts x "
-              f"128 tokens; near tie = default margin < {NEAR_TIE_EPS}):", "",
+              f"128 tokens; near tie = default margin < {NEAR_TIE_EPS}; BLAS pinned to 1 thread):", "",
               "| arm | positions | logits changed (any bit) | near-tie flips | hard flips | max abs logit diff |",
               "|---|---|---|---|---|---|"]
     base = Engine(model, Knobs())
@@ -166,6 +169,8 @@ def main() -> None:
     parser.add_argument("--flips", action="store_true", help="measure accuracy and token flips instead of speed")
     args = parser.parse_args()
     if args.flips:
+        # BLAS results depend on its thread count: pin it (before NumPy loads) like the speed runs
+        os.environ.update({k: v for k, v in ONE_THREAD.items() if k != "VT_CPU_THREADS"})
         text = flips()
         print(text)
         if not args.no_write:
