@@ -126,8 +126,10 @@ def score(
     """Teacher-forced scoring: argmax and top-1/top-2 margin at every position."""
     from vtengine import probes, tokenizer
 
-    if (ids is None) == (prompt is None or reference is None) or (ids is not None and (prompt or reference)):
-        raise UsageError("score needs --prompt and --reference (text), or --ids (token ids), not both")
+    if ids is not None and (prompt is not None or reference is not None):
+        raise UsageError("score takes text (--prompt and --reference) or token ids (--ids), not both")
+    if ids is None and (prompt is None or reference is None):
+        raise UsageError("score needs --prompt and --reference (text), or --ids (token ids)")
     knobs = _knobs()
     _load(model, knobs)
     try:

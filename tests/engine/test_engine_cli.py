@@ -136,3 +136,9 @@ def test_bench_prompt_ids_fit_a_small_vocab(tmp_path: Path) -> None:
     model = str(small_vocab_checkpoint(tmp_path / "v128"))
     done = run("bench", "--model", model, "--prompt-tokens", "40", "--tokens", "2", "--runs", "1", "--json", "-")
     assert done.returncode == 0, done.stderr
+
+
+def test_score_takes_text_or_ids_but_not_both() -> None:
+    assert run("score", "--prompt", "a").returncode == 2
+    both = run("score", "--prompt", "a", "--reference", "b", "--ids", "1,2")
+    assert both.returncode == 2 and "not both" in both.stderr
