@@ -74,6 +74,17 @@ def test_budget_changes_counters_but_not_logits(tiny, prompt_ids) -> None:
     assert cb.hits < ca.hits and cb.evictions > 0  # ... different fate
 
 
+def test_blas_arm_reads_weights_through_the_dequant_cache_as_the_default_does(tiny, prompt_ids) -> None:
+    logits = []
+    for budget_mb in (64, 1):
+        default = Engine(tiny, Knobs(dequant_cache_mb=budget_mb))
+        blas = Engine(tiny, Knobs(dequant_cache_mb=budget_mb, gemv_blas=True))
+        default.generate(prompt_ids, STEPS)
+        logits.append(blas.generate(prompt_ids, STEPS).logits)
+        assert blas.cache.counters() == default.cache.counters()  # same accesses, same fate
+    assert np.array_equal(logits[0], logits[1])  # and the budget moves no bit of the BLAS arm either
+
+
 def test_f32_activation_path_differs_from_bf16(tiny, prompt_ids) -> None:
     f32 = Engine(tiny, Knobs(act_dtype="f32")).forward_logits(prompt_ids)
     baseline = Engine(tiny, Knobs()).forward_logits(prompt_ids)
