@@ -95,6 +95,26 @@ def test_terminal_shows_the_matrix_and_the_footer(blessed) -> None:
     assert "kill matrix" in done.stderr
     assert "1 fma-default-on (env) met: kills 3 — env MUT_FMA=1" in done.stderr
     assert "ok: 6 gates," in done.stderr and "shared)" in done.stderr
+    rows = {line.split()[0]: line.split()[1:] for line in done.stderr.splitlines() if line.strip()}
+    # columns: 1 fma-default-on, 2 arm attention.fma, 3 arm gemv.fast, 4 band-plus-one (pin: one gate)
+    assert rows["gate"] == ["1", "2", "3", "4", "own", "killed", "by"]
+    assert rows["strict-hi"] == ["K", "K", "·", "2/2", "4"]
+    assert rows["draft-band"] == ["·", "·", "K", "·", "4/4", "3"]
+
+
+def test_terminal_marks_an_unmet_expectation_in_its_cell(blessed, texts) -> None:
+    blessed.write_suite(texts.gates + '''
+[[mutation]]
+name = "wrongly-expected"
+kind = "env"
+env = { MUT_FMA = "1" }
+expect = { strict-hi = "green", draft-band = "red" }
+''')
+    done = blessed.vtgate("mutate", "-q", "--no-auto")
+    assert done.returncode == 1
+    rows = {line.split()[0]: line.split()[1:] for line in done.stderr.splitlines() if line.strip()}
+    assert rows["strict-hi"] == ["K!", "-", "1"]
+    assert rows["draft-band"] == ["(vacuous)", "·!", "-", "0"]  # --no-auto: nothing else could kill it
 
 
 def test_gate_selection_limits_the_matrix(blessed) -> None:
