@@ -25,3 +25,15 @@ def test_readme_has_exactly_two_setup_commands() -> None:
 def test_ci_runs_the_readme_test_command_verbatim() -> None:
     ci_lines = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert _quick_start_commands()[1] in ci_lines
+
+
+def test_every_relative_link_in_the_readme_and_docs_resolves() -> None:
+    broken = []
+    for page in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
+        text = page.read_text(encoding="utf-8")
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+            if "://" in target or target.startswith("mailto:"):
+                continue
+            if not (page.parent / target).exists():
+                broken.append(f"{page.relative_to(REPO)} -> {target}")
+    assert broken == [], broken
