@@ -229,17 +229,20 @@ def arms(
     """The arm registry and what the current environment selects."""
     import dataclasses
 
-    from rich.table import Table
+    from rich.table import Column, Table
 
     from vtengine.arms import ARMS, select_arms
 
     knobs = _knobs()
     selected = select_arms(knobs)
-    table = Table("kernel", "arm", "knob", "default", "bit-exact", "selected")
+    # Knob names are what a user copies: fold them on a narrow terminal, never cut them with an ellipsis.
+    table = Table(Column("kernel", no_wrap=True), Column("arm", no_wrap=True), Column("knob", no_wrap=True),
+                  "default", "exact", "on", box=None, pad_edge=False)
     for a in ARMS:
         table.add_row(a.kernel, a.name, a.knob or "-", "yes" if a.default else "", "yes" if a.bit_exact_with_default else "no",
                       "<-" if selected[a.kernel] == a.name else "")
     console.print(table)
+    console.print("exact: bit-exact with the default arm; on: what the current environment selects")
     _write_json(json_path, {"schema": 1, "arms": [dataclasses.asdict(a) for a in ARMS], "selected": selected,
                             "knobs": knobs.as_env()})
     return ExitCode.OK

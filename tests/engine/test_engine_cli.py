@@ -57,6 +57,19 @@ def test_arms_reports_the_selection_of_the_environment() -> None:
     assert len(report["arms"]) == 6
 
 
+def test_arms_table_shows_whole_knob_names_on_an_80_column_terminal() -> None:
+    from vtengine.arms import ARMS
+
+    done = run("arms", env={"COLUMNS": "80", "NO_COLOR": "1"})
+    assert done.returncode == 0
+    lines = done.stderr.splitlines()
+    for arm in ARMS:
+        if arm.knob:  # one row per arm, its knob whole (a user copies it), the selection marked
+            row = next(line for line in lines if f" {arm.name} " in line and arm.kernel in line)
+            assert arm.knob in row
+    assert all(len(line) <= 80 for line in lines)
+
+
 def test_score_reports_teacher_forced_margins() -> None:
     done = run("score", "--prompt", "Hi", "--reference", " you", "--json", "-")
     assert done.returncode == 0, done.stderr
