@@ -232,9 +232,10 @@ class Bisection:
         final: dict[str, Verdict] = {g: v or "skip" for g, v in settled.items()}
         return Evaluation(final, votes, "\n".join(logs), seconds, runs, details, "")
 
-    def _evaluate(self, point: Point, repeat: int, phase: str) -> Step:
-        # A confirmation is a fresh judgement: never served by the search's own verdict of the commit.
-        purpose = "confirm" if phase == "confirm" else "judge"
+    def _evaluate(self, point: Point, repeat: int, phase: str, purpose: str | None = None) -> Step:
+        # A confirmation is a fresh judgement: never served by the search's own verdict of the commit
+        # (nor a tie-break by the confirmation's).
+        purpose = purpose or ("confirm" if phase == "confirm" else "judge")
         memo = (point.commit.sha, point.reverts, repeat, purpose)
         if memo in self._known:  # judged earlier in this run: reuse, run nothing
             return replace(self._known[memo], cached=True, judgements=0, seconds=0.0)
@@ -261,13 +262,13 @@ class Bisection:
         return step
 
     def judge_round(self, points: Sequence[Point], phase: str, repeat: int | None = None,
-                    phases: Sequence[str] | None = None) -> list[Step]:
+                    phases: Sequence[str] | None = None, purpose: str | None = None) -> list[Step]:
         """Judge ``points`` concurrently (one round); steps come back in the order of ``points``.
         ``phases`` labels each point when a round mixes them (BAD and speculative cut points)."""
         repeat = repeat or self.options.repeat
         labels = list(phases) if phases else [phase] * len(points)
         self.rounds += 1
-        jobs = [self._executor.submit(self._evaluate, p, repeat, phase) for p in points]
+        jobs = [self._executor.submit(self._evaluate, p, repeat, phase, purpose) for p in points]
         pending = set(jobs)
         while pending:
             _, pending = futures.wait(pending, timeout=0.2)
@@ -448,23 +449,44 @@ class Bisection:
                 continue
             culprit_i, parent_i = outcome.first_bad, outcome.last_good
             indices = [i for i in (parent_i, culprit_i) if not (i == floor and (reverts or floor >= 0))]
-            steps = self.judge_round(self._points(indices, reverts), "confirm", repeat=self.options.confirm)
-            for index, step in zip(indices, steps, strict=False):
+            points = self._points(indices, reverts)
+            steps = self.judge_round(points, "confirm", repeat=self.options.confirm)
+            for index, point, step in zip(indices, points, steps, strict=False):
                 if gate not in search.searches:
                     break
-                if index < 0 and step.verdicts.get(gate) != "good":
-                    self.notes.append(f"confirmation judged GOOD {step.verdicts.get(gate)} for {gate}")
-                    self._apply_good(search, step)
+                expected: Verdict = "bad" if index == culprit_i else "good"
+                verdict = self._confirmed_verdict(gate, point, step, expected)
+                if index < 0 and verdict != "good":
+                    self.notes.append(f"confirmation judged GOOD {verdict} for {gate}")
+                    self._apply_good(search, replace(step, verdicts={**step.verdicts, gate: verdict}))
                     stable = False
                     break
-                expected = "bad" if index == culprit_i else "good"
-                verdict = step.verdicts.get(gate, "skip")
                 if verdict != expected:
                     stable = False
                     self.notes.append(
                         f"confirmation flipped {gate} at {step.commit[:10]}: {expected} -> {verdict}; search resumed")
                 search.searches[gate].record(index, verdict, override=True)
         return stable
+
+    def _confirmed_verdict(self, gate: str, point: Point, confirmation: Step, expected: Verdict) -> Verdict:
+        """What a confirmation concludes for ``gate``. Its own fresh votes decide; but to overturn the
+        search's verdict (``expected``) they must lead by two: a contested point gets one more fresh
+        judgement at a time, at most ``--confirm`` of them, and a tie keeps the search's verdict.
+        A bare 2-of-3 would overturn a good parent 2.8% of the time at a 10% flake rate, and the
+        search then settles on that parent as the culprit; needing a lead of two cuts that to 1.2%."""
+        verdict = confirmation.verdicts.get(gate, "skip")
+        if verdict in (expected, "skip"):
+            return verdict
+        votes = list(confirmation.votes.get(gate, []))
+        extra = 0
+        while abs(votes.count("good") - votes.count("bad")) < 2 and extra < self.options.confirm:
+            extra += 1
+            more = self.judge_round([point], "confirm", repeat=1, purpose=f"tie-break-{extra}")[0]
+            votes.extend(more.votes.get(gate, []))
+        good, bad = votes.count("good"), votes.count("bad")
+        if good == bad:
+            return expected
+        return "good" if good > bad else "bad"
 
     def _culprits(self, outcomes: Mapping[str, SearchOutcome], reverts: tuple[str, ...],
                   masked_by: str | None) -> list[Culprit]:

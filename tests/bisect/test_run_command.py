@@ -246,3 +246,38 @@ def test_masked_culprit_right_after_the_first_is_proven_against_the_reverted_flo
     assert [s["verdict"] for s in floor] == ["good"], ran.record["steps"]
     assert second["proof"]["parent_green"] == f"step {floor[0]['number']}"
     assert not ran.record["notes"]
+
+
+# The n-th judgement of a commit listed in PLAN ("sha=gbg ...") says what the plan says (g good,
+# b bad); later judgements, and other commits, the truth.
+SCRIPTED = """\
+import os, pathlib, sys
+commit = os.environ['VTBISECT_COMMIT']
+seen = pathlib.Path(os.environ['FLAKE_STATE']) / commit
+n = len(seen.read_text()) if seen.exists() else 0
+seen.write_text('x' * (n + 1))
+plan = dict(item.split('=') for item in os.environ.get('PLAN', '').split())
+if n < len(plan.get(commit, '')):
+    sys.exit(0 if plan[commit][n] == 'g' else 1)
+sys.exit(1 if pathlib.Path('a.txt').read_text().strip() == 'bad' else 0)
+"""
+
+
+def test_a_confirmation_overturns_the_search_only_with_a_lead_of_two_votes(make_history, kit, vtbisect, tmp_path):
+    # The culprit's parent judges good in the search, then bad, good, bad in the confirmation: a bare
+    # 2 of 3 would call it bad and name the parent as the culprit. Contested, it is judged again, one
+    # fresh judgement at a time, until one verdict leads by two (here good, the truth).
+    repo = make_history()
+    kit.linear_history(repo, 16, {11: "a.txt"})
+    script = tmp_path / "scripted.py"
+    script.write_text(SCRIPTED)
+    (tmp_path / "state").mkdir()
+    parent, culprit = repo.shas[11], repo.shas[12]
+    env = {"FLAKE_STATE": str(tmp_path / "state"), "PLAN": f"{parent}=gbgb"}
+    ran = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "--no-cache", "--confirm", "3", *cmd(script), env=env)
+    assert ran.code == 1, ran.stderr
+    assert [c["commit"] for c in ran.culprits] == [culprit], ran.record["notes"]
+    judged = [(s["phase"], s["verdict"]) for s in ran.record["steps"] if s["commit"] == parent]
+    assert judged == [("search", "good"), ("confirm", "bad"), ("confirm", "good"), ("confirm", "good"),
+                      ("confirm", "good")], judged
+    assert not any("flipped" in note for note in ran.record["notes"])
