@@ -11,7 +11,8 @@ Measured:
 The table is printed and written into docs/bisect.md between the bench markers. Not a test: no
 assertions; the targets are listed beside the numbers.
 
-    .venv/bin/python benchmarks/bench_bisect.py [--n 100] [--histories 5] [--flaky 20] [--no-write]
+    .venv/bin/python benchmarks/bench_bisect.py [--n 100] [--histories 5] [--cost 0.2 --cost 2]
+        [--flaky 20] [--flaky-runs 3] [--no-write]
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import math
 import os
 import platform
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -77,6 +79,12 @@ class Result:
     evaluations: int
     rounds: int
     seconds: float
+    cpu: float  # CPU seconds of the process tree (user + system of every waited-for descendant)
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def counted_env(count_file: Path, cost: float, flake: float) -> dict[str, str]:
@@ -92,30 +100,30 @@ def git_bisect_run(repo: Path, good: str, bad: str, script: Path, env: dict[str,
         shutil.rmtree(clone)
     git(repo.parent, "clone", "-q", str(repo), str(clone))
     git(clone, "bisect", "start", bad, good)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), children_cpu()
     done = subprocess.run(["git", "-C", str(clone), "bisect", "run", sys.executable, str(script)],
                           capture_output=True, text=True, env=env)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, children_cpu() - cpu
     culprit = None
     for line in done.stdout.splitlines():
         if line.endswith("is the first bad commit"):
             culprit = line.split()[0]
     count = len(Path(env["BENCH_COUNT"]).read_text())
-    return Result(culprit, count, count, seconds)
+    return Result(culprit, count, count, seconds, cpu)
 
 
 def vtbisect_run(repo: Path, good: str, script: Path, env: dict[str, str], *options: str) -> Result:
     out = repo.parent / "vtbisect.json"
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), children_cpu()
     subprocess.run([*VTBISECT, "run", f"{good}..HEAD", "-q", "--json", str(out), *options, "--",
                     sys.executable, str(script)], cwd=repo, capture_output=True, text=True, env=env)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, children_cpu() - cpu
     if not out.exists():
-        return Result(None, len(Path(env["BENCH_COUNT"]).read_text()), 0, seconds)
+        return Result(None, len(Path(env["BENCH_COUNT"]).read_text()), 0, seconds, cpu)
     record = json.loads(out.read_text())
     out.unlink()
     culprit = record["culprits"][0]["commit"] if record["culprits"] else None
-    return Result(culprit, record["evaluations"], record["rounds"], seconds)
+    return Result(culprit, record["evaluations"], record["rounds"], seconds, cpu)
 
 
 def startup_seconds() -> float:
@@ -131,7 +139,7 @@ def speed(work: Path, script: Path, n: int, histories: int, cost: float, rng: ra
     rows: dict[str, list[Result]] = {"git": [], "j1": [], "j2": [], "again": []}
     for h in range(histories):
         culprit = rng.randrange(n)
-        repo = work / f"speed-{h}"
+        repo = work / f"speed-{cost}-{h}"
         good, bad = make_history(repo, n, culprit)
         truth = git(repo, "rev-parse", f"HEAD~{n - 1 - culprit}")
         count = work / "count"
@@ -141,35 +149,47 @@ def speed(work: Path, script: Path, n: int, histories: int, cost: float, rng: ra
         rows["again"].append(vtbisect_run(repo, good, script, counted_env(count, cost, 0), "-j", "2"))
         for name, results in rows.items():
             assert results[-1].culprit == truth, f"{name} missed the culprit on history {h}"
+        shutil.rmtree(repo)
     return {name: results for name, results in rows.items()}
 
 
-def flakiness(work: Path, script: Path, n: int, histories: int, cost: float, rng: random.Random) -> dict[str, int]:
-    right = {"git": 0, "vt": 0, "vt_repeat": 0, "vt_repeat_confirm": 0}
-    judgements = {k: 0 for k in right}
+FLAKY_RUNS = {
+    "git": (),
+    "vt": ("--no-cache",),
+    "vt_repeat": ("--no-cache", "--repeat", "3"),
+    "vt_confirm": ("--no-cache", "--confirm", "3"),
+    "vt_repeat_confirm": ("--no-cache", "--repeat", "3", "--confirm", "3"),
+}
+
+
+def flakiness(work: Path, script: Path, n: int, histories: int, cost: float, rng: random.Random,
+              tag: str) -> dict[str, tuple[int, int]]:
+    """Right culprits and judgements spent per way of running, over ``histories`` fresh histories."""
+    right = dict.fromkeys(FLAKY_RUNS, 0)
+    judgements = dict.fromkeys(FLAKY_RUNS, 0)
     for h in range(histories):
         culprit = rng.randrange(n)
-        repo = work / f"flaky-{h}"
+        repo = work / f"flaky-{tag}-{h}"
         good, bad = make_history(repo, n, culprit)
         truth = git(repo, "rev-parse", f"HEAD~{n - 1 - culprit}")
         count = work / "count"
-        options = {
-            "vt": ("--no-cache",),
-            "vt_repeat": ("--no-cache", "--repeat", "3"),
-            "vt_repeat_confirm": ("--no-cache", "--repeat", "3", "--confirm", "3"),
-        }
-        for name in right:
+        for name, options in FLAKY_RUNS.items():
             env = counted_env(count, cost, 0.10)
             if name == "git":
                 result = git_bisect_run(repo, good, bad, script, env)
             else:
-                result = vtbisect_run(repo, good, script, env, *options[name])
+                result = vtbisect_run(repo, good, script, env, *options)
             right[name] += result.culprit == truth
             judgements[name] += len(count.read_text())
-    return {**{f"{k}_right": v for k, v in right.items()}, **{f"{k}_judgements": v for k, v in judgements.items()}}
+        shutil.rmtree(repo)
+    return {name: (right[name], judgements[name]) for name in FLAKY_RUNS}
 
 
-def table(n: int, histories: int, flaky_n: int, speed_rows: dict, flaky: dict, startup: float, cost: float) -> str:
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def speed_table(n: int, histories: int, speed_rows: dict, startup: float, cost: float, load_after: str) -> list[str]:
     def med(name: str, attr: str) -> float:
         return statistics.median(getattr(r, attr) for r in speed_rows[name])
 
@@ -179,39 +199,69 @@ def table(n: int, histories: int, flaky_n: int, speed_rows: dict, flaky: dict, s
     log2 = math.ceil(math.log2(n))
     log3 = math.ceil(math.log(n, 3) - 1e-9)
     git_wall = med("git", "seconds")
-    lines = [
-        f"N = {n} candidates, {histories} histories (culprit at a random position), per-test cost {cost} s "
-        f"(a Python script that sleeps, then checks a file); medians, worst case in brackets. "
-        f"{platform.system()} {platform.machine()}, Python {platform.python_version()}, {os.cpu_count()} cores, "
-        f"vtbisect start-up {startup:.2f} s.",
+
+    def row(label: str, name: str, rounds: str, target: str) -> str:
+        return (f"| {label} | {med(name, 'evaluations'):.0f} [{worst(name, 'evaluations')}] | {rounds} | "
+                f"{med(name, 'seconds'):.2f} | {med(name, 'seconds') / git_wall:.2f}x | {med(name, 'cpu'):.2f} | {target} |")
+
+    return [
+        f"**Per-test cost {cost} s**, N = {n} candidates, {histories} histories (culprit at a random position); "
+        f"load average after these runs {load_after}:",
         "",
-        "| run | evaluations | rounds | wall (s) | vs git bisect run | target |",
-        "|---|---|---|---|---|---|",
-        f"| git bisect run | {med('git', 'evaluations'):.0f} [{worst('git', 'evaluations')}] | - | {git_wall:.2f} | 1.00x | - |",
-        f"| vtbisect run -j 1 --no-cache | {med('j1', 'evaluations'):.0f} [{worst('j1', 'evaluations')}] | "
-        f"{med('j1', 'rounds'):.0f} | {med('j1', 'seconds'):.2f} | {med('j1', 'seconds') / git_wall:.2f}x | "
-        f"evaluations <= ceil(log2 N)+1 = {log2 + 1} |",
-        f"| vtbisect run -j 2 | {med('j2', 'evaluations'):.0f} [{worst('j2', 'evaluations')}] | "
-        f"{med('j2', 'rounds'):.0f} [{worst('j2', 'rounds')}] | {med('j2', 'seconds'):.2f} | "
-        f"{med('j2', 'seconds') / git_wall:.2f}x | rounds <= ceil(log3 N)+1 = {log3 + 1}; wall <= 0.70x |",
-        f"| vtbisect run -j 2, repeated | {med('again', 'evaluations'):.0f} [{worst('again', 'evaluations')}] | "
-        f"{med('again', 'rounds'):.0f} | {med('again', 'seconds'):.2f} | {med('again', 'seconds') / git_wall:.2f}x | "
-        f"0 evaluations, < 1 s + start-up ({startup:.2f} s) |",
+        "| run | evaluations | rounds | wall (s) | vs git bisect run | CPU (s) | target |",
+        "|---|---|---|---|---|---|---|",
+        row("git bisect run (in a clone)", "git", "-", "-"),
+        row("vtbisect run -j 1 --no-cache", "j1", f"{med('j1', 'rounds'):.0f}",
+            f"evaluations <= ceil(log2 N)+1 = {log2 + 1}"),
+        row("vtbisect run -j 2 (empty cache)", "j2", f"{med('j2', 'rounds'):.0f} [{worst('j2', 'rounds')}]",
+            f"rounds <= ceil(log3 N)+1 = {log3 + 1}; wall <= 0.70x"),
+        row("vtbisect run -j 2, repeated", "again", f"{med('again', 'rounds'):.0f}",
+            f"0 evaluations, < 1 s + start-up ({startup:.2f} s)"),
         "",
-        f"Flakiness: {flaky_n} histories of N = {n}, each judgement of a good commit says bad with probability "
-        "0.10 (bad commits are always bad); right culprit out of "
-        f"{flaky_n}, and judgements spent in total:",
-        "",
-        "| run | right culprit | judgements | target |",
-        "|---|---|---|---|",
-        f"| git bisect run | {flaky['git_right']}/{flaky_n} | {flaky['git_judgements']} | - |",
-        f"| vtbisect run | {flaky['vt_right']}/{flaky_n} | {flaky['vt_judgements']} | - |",
-        f"| vtbisect run --repeat 3 (adaptive: stops at 2 agreeing) | {flaky['vt_repeat_right']}/{flaky_n} | "
-        f"{flaky['vt_repeat_judgements']} | >= 19/{flaky_n} |",
-        f"| vtbisect run --repeat 3 --confirm 3 | {flaky['vt_repeat_confirm_right']}/{flaky_n} | "
-        f"{flaky['vt_repeat_confirm_judgements']} | >= 19/{flaky_n} |",
     ]
-    return "\n".join(lines)
+
+
+def table(n: int, flaky_n: int, speeds: dict[tuple[int, int, float], dict], flaky_runs: list[dict[str, tuple[int, int]]],
+          startup: float, flaky_cost: float, loads: dict[str, str]) -> str:
+    def flaky_cell(name: str) -> str:
+        rights = [run[name][0] for run in flaky_runs]
+        spread = f" ({', '.join(map(str, rights))})" if len(rights) > 1 else ""
+        return f"{statistics.median(rights):g}/{flaky_n}{spread}"
+
+    def flaky_judgements(name: str) -> str:
+        return f"{statistics.median(run[name][1] for run in flaky_runs):g}"
+
+    need = math.ceil(flaky_n * 19 / 20)
+    lines = [
+        f"Generated linear histories; the test is a Python script that sleeps for the per-test cost, then checks "
+        f"a file (the same script for both tools); medians over the histories, worst case in brackets. "
+        f"{platform.system()} {platform.machine()}, Python {platform.python_version()}, {os.cpu_count()} cores "
+        f"shared with other jobs; load average (1/5/15 min) {loads['start']} at the start, {loads['end']} at the "
+        f"end; vtbisect start-up (`python -m vtbisect --version`) {startup:.2f} s. CPU = user + system seconds of "
+        "the whole process tree (test scripts included).",
+        "",
+    ]
+    for (size, histories, cost), rows in speeds.items():
+        lines += speed_table(size, histories, rows, startup, cost, loads[f"speed-{size}-{cost}"])
+    if flaky_runs:
+        lines += [
+            f"**Flakiness**: {flaky_n} histories of N = {n} per run, {len(flaky_runs)} run(s) on fresh histories, "
+            f"per-test cost {flaky_cost} s; each judgement of a good commit says bad with probability 0.10 (bad "
+            f"commits are always bad). Right culprit out of {flaky_n} (median; each run's count in brackets) and "
+            "the median of judgements spent per run (all histories):",
+            "",
+            "| run | right culprit | judgements | target |",
+            "|---|---|---|---|",
+            f"| git bisect run | {flaky_cell('git')} | {flaky_judgements('git')} | (issue: about 15/20) |",
+            f"| vtbisect run | {flaky_cell('vt')} | {flaky_judgements('vt')} | - |",
+            f"| vtbisect run --repeat 3 (adaptive: stops at 2 agreeing) | {flaky_cell('vt_repeat')} | "
+            f"{flaky_judgements('vt_repeat')} | >= {need}/{flaky_n} |",
+            f"| vtbisect run --confirm 3 (judge once; re-judge culprit and parent, adaptive 2 of 3) | "
+            f"{flaky_cell('vt_confirm')} | {flaky_judgements('vt_confirm')} | >= {need}/{flaky_n} |",
+            f"| vtbisect run --repeat 3 --confirm 3 | {flaky_cell('vt_repeat_confirm')} | "
+            f"{flaky_judgements('vt_repeat_confirm')} | >= {need}/{flaky_n} |",
+        ]
+    return "\n".join(lines).rstrip()
 
 
 def write_doc(text: str) -> None:
@@ -228,20 +278,37 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=100)
     parser.add_argument("--histories", type=int, default=5)
     parser.add_argument("--flaky", type=int, default=20)
-    parser.add_argument("--cost", type=float, default=0.2)
+    parser.add_argument("--flaky-runs", type=int, default=3, help="repeat the flakiness set on fresh histories")
+    parser.add_argument("--cost", type=float, action="append", help="per-test cost(s) in s (default: 0.2 and 2)")
     parser.add_argument("--flaky-cost", type=float, default=0.05)
+    parser.add_argument("--large-n", type=int, default=1000, help="one more speed table at the largest cost (0: off)")
+    parser.add_argument("--large-histories", type=int, default=3)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
     rng = random.Random(args.seed)
+    loads = {"start": load()}
     with tempfile.TemporaryDirectory(prefix="bench-bisect-") as tmp:
         work = Path(tmp)
         script = work / "judge.py"
         script.write_text(JUDGE)
         startup = startup_seconds()
-        speed_rows = speed(work, script, args.n, args.histories, args.cost, rng)
-        flaky = flakiness(work, script, args.n, args.flaky, args.flaky_cost, rng)
-    text = table(args.n, args.histories, args.flaky, speed_rows, flaky, startup, args.cost)
+        speeds = {}
+        costs = args.cost or [0.2, 2.0]
+        plan = [(args.n, args.histories, cost) for cost in costs]
+        if args.large_n:
+            plan.append((args.large_n, args.large_histories, max(costs)))
+        for size, histories, cost in plan:
+            speeds[size, histories, cost] = speed(work, script, size, histories, cost, rng)
+            loads[f"speed-{size}-{cost}"] = load()
+            print("\n".join(speed_table(size, histories, speeds[size, histories, cost], startup, cost,
+                                         loads[f"speed-{size}-{cost}"])), flush=True)
+        flaky_runs = []
+        for r in range(args.flaky_runs):
+            flaky_runs.append(flakiness(work, script, args.n, args.flaky, args.flaky_cost, rng, str(r)))
+            print(f"flakiness run {r + 1}: {flaky_runs[-1]} (load {load()})", flush=True)
+        loads["end"] = load()
+    text = table(args.n, args.flaky, speeds, flaky_runs, startup, args.flaky_cost, loads)
     print(text)
     if not args.no_write:
         write_doc(text)
