@@ -7,8 +7,8 @@ One ``Bisection`` owns a range, a runner, a worktree pool and the verdict cache.
 2. runs the per-gate searches together, ``jobs`` candidates per round, one judgement serving every
    gate; ``--repeat N`` settles each judgement by adaptive majority and records disagreement as
    flakiness;
-3. ``--confirm N`` re-judges each culprit and its parent N times; a verdict the confirmation
-   disproves is overridden and the search resumes from the corrected bracket;
+3. ``--confirm N`` re-judges each culprit and its parent up to N times; a verdict the fresh votes
+   disprove by a lead of two is overridden and the search resumes from the corrected bracket;
 4. opens up a culprit that is a merge (unless ``--first-parent``): when the merged branch's tip is
    bad, the search continues along that branch;
 5. with ``--all-culprits``, reverts each culprit at BAD; while the gate stays red, searches the
@@ -194,6 +194,7 @@ class Bisection:
         self._durations: list[float] = []
         self._prefetched: list[tuple[int, Step]] = []
         self._trees: dict[str, str] = {}
+        self._overturned: dict[tuple[str, tuple[str, ...]], int] = {}  # confirmations that flipped a point
         self._executor = futures.ThreadPoolExecutor(max_workers=max(1, options.jobs))
 
     # ---- judging -------------------------------------------------------------------------------
@@ -262,13 +263,15 @@ class Bisection:
         return step
 
     def judge_round(self, points: Sequence[Point], phase: str, repeat: int | None = None,
-                    phases: Sequence[str] | None = None, purpose: str | None = None) -> list[Step]:
+                    phases: Sequence[str] | None = None, purposes: Sequence[str | None] | None = None) -> list[Step]:
         """Judge ``points`` concurrently (one round); steps come back in the order of ``points``.
-        ``phases`` labels each point when a round mixes them (BAD and speculative cut points)."""
+        ``phases`` labels each point when a round mixes them (BAD and speculative cut points);
+        ``purposes`` keeps fresh re-judgements apart from earlier ones (cache and memo keys)."""
         repeat = repeat or self.options.repeat
         labels = list(phases) if phases else [phase] * len(points)
+        aims = list(purposes) if purposes else [None] * len(points)
         self.rounds += 1
-        jobs = [self._executor.submit(self._evaluate, p, repeat, phase, purpose) for p in points]
+        jobs = [self._executor.submit(self._evaluate, p, repeat, phase, aim) for p, aim in zip(points, aims, strict=True)]
         pending = set(jobs)
         while pending:
             _, pending = futures.wait(pending, timeout=0.2)
@@ -450,12 +453,16 @@ class Bisection:
             culprit_i, parent_i = outcome.first_bad, outcome.last_good
             indices = [i for i in (parent_i, culprit_i) if not (i == floor and (reverts or floor >= 0))]
             points = self._points(indices, reverts)
-            steps = self.judge_round(points, "confirm", repeat=self.options.confirm)
-            for index, point, step in zip(indices, points, steps, strict=False):
+            purposes = [self._confirm_purpose(p) for p in points]
+            steps = self.judge_round(points, "confirm", repeat=self.options.confirm, purposes=purposes)
+            for index, point, purpose, step in zip(indices, points, purposes, steps, strict=False):
                 if gate not in search.searches:
                     break
                 expected: Verdict = "bad" if index == culprit_i else "good"
-                verdict = self._confirmed_verdict(gate, point, step, expected)
+                verdict = self._confirmed_verdict(gate, point, step, expected, purpose)
+                if verdict != expected:
+                    key = (point.commit.sha, point.reverts)
+                    self._overturned[key] = self._overturned.get(key, 0) + 1
                 if index < 0 and verdict != "good":
                     self.notes.append(f"confirmation judged GOOD {verdict} for {gate}")
                     self._apply_good(search, replace(step, verdicts={**step.verdicts, gate: verdict}))
@@ -468,7 +475,14 @@ class Bisection:
                 search.searches[gate].record(index, verdict, override=True)
         return stable
 
-    def _confirmed_verdict(self, gate: str, point: Point, confirmation: Step, expected: Verdict) -> Verdict:
+    def _confirm_purpose(self, point: Point) -> str:
+        """A point whose verdict a confirmation overturned is confirmed afresh in its new role (the
+        overturned parent now a culprit): the votes that overturned it cannot also confirm it."""
+        flips = self._overturned.get((point.commit.sha, point.reverts), 0)
+        return "confirm" if not flips else f"confirm-{flips + 1}"
+
+    def _confirmed_verdict(self, gate: str, point: Point, confirmation: Step, expected: Verdict,
+                           purpose: str) -> Verdict:
         """What a confirmation concludes for ``gate``. Its own fresh votes decide; but to overturn the
         search's verdict (``expected``) they must lead by two: a contested point gets one more fresh
         judgement at a time, at most ``--confirm`` of them, and a tie keeps the search's verdict.
@@ -481,7 +495,7 @@ class Bisection:
         extra = 0
         while abs(votes.count("good") - votes.count("bad")) < 2 and extra < self.options.confirm:
             extra += 1
-            more = self.judge_round([point], "confirm", repeat=1, purpose=f"tie-break-{extra}")[0]
+            more = self.judge_round([point], "confirm", repeat=1, purposes=[f"{purpose}-tie-break-{extra}"])[0]
             votes.extend(more.votes.get(gate, []))
         good, bad = votes.count("good"), votes.count("bad")
         if good == bad:

@@ -281,3 +281,21 @@ def test_a_confirmation_overturns_the_search_only_with_a_lead_of_two_votes(make_
     assert judged == [("search", "good"), ("confirm", "bad"), ("confirm", "good"), ("confirm", "good"),
                       ("confirm", "good")], judged
     assert not any("flipped" in note for note in ran.record["notes"])
+
+
+def test_an_overturned_point_is_confirmed_afresh_in_its_new_role(make_history, kit, vtbisect, tmp_path):
+    # The parent judges good in the search, then bad, bad in its confirmation: overturned, it becomes
+    # the culprit. Its confirmation as culprit must not be those same two votes: fresh ones say good,
+    # it is overturned back, and the true culprit stands.
+    repo = make_history()
+    kit.linear_history(repo, 16, {11: "a.txt"})
+    script = tmp_path / "scripted.py"
+    script.write_text(SCRIPTED)
+    (tmp_path / "state").mkdir()
+    parent, culprit = repo.shas[11], repo.shas[12]
+    env = {"FLAKE_STATE": str(tmp_path / "state"), "PLAN": f"{parent}=gbb"}
+    ran = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "--no-cache", "--confirm", "3", *cmd(script), env=env)
+    assert ran.code == 1, ran.stderr
+    assert [c["commit"] for c in ran.culprits] == [culprit], (ran.record["notes"], ran.stderr)
+    flips = [note for note in ran.record["notes"] if "flipped" in note]
+    assert len(flips) == 2 and "good -> bad" in flips[0] and "bad -> good" in flips[1], flips
