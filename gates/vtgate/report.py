@@ -10,11 +10,13 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
+from rich.padding import Padding
 from rich.table import Table
+from rich.text import Text
 
 from vtgate.goldens import display_path
 from vtgate.output import atomic_write_text, write_json
-from vtgate.runner import CheckReport
+from vtgate.runner import CheckReport, GateResult
 
 STYLES = {
     "green": "green", "red": "bold red", "error": "bold magenta",
@@ -22,16 +24,14 @@ STYLES = {
 }
 
 
+WIDE = 120  # below this many columns the summary would be squeezed into a narrow column
+
+
 def render_table(report: CheckReport, console: Console) -> None:
-    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
-    for column in ("status", "gate", "kind", "tier", "summary", "s"):
-        table.add_column(column, overflow="fold", justify="right" if column == "s" else "left")
-    for result in report.gates:
-        style = STYLES.get(result.status, "")
-        summary = result.summary.split("\n--- probe stderr")[0] if result.status == "error" else result.summary
-        table.add_row(f"[{style}]{result.status}[/]", escape(result.name), result.spec.kind, escape(result.spec.tier),
-                      escape(summary), f"{result.seconds:.1f}")
-    console.print(table)
+    if console.width >= WIDE:
+        _render_wide(report, console)
+    else:
+        _render_narrow(report, console)
     for result in report.gates:
         if result.status == "error" and "--- probe stderr" in (result.error or ""):
             console.print(f"\n[bold magenta]{escape(result.name)}[/] ({result.error_kind}):")
@@ -40,6 +40,36 @@ def render_table(report: CheckReport, console: Console) -> None:
         console.print(f"[yellow]unused golden[/]: {escape(display_path(path, report.suite.root))} is used by no gate "
                       "(delete it, or point a gate at it)")
     console.print(_footer(report))
+
+
+def _summary(result: GateResult) -> str:
+    return result.summary.split("\n--- probe stderr")[0] if result.status == "error" else result.summary
+
+
+def _render_wide(report: CheckReport, console: Console) -> None:
+    """One row a gate. Everything but the summary is short or a name the user passes back (--gate
+    NAME): never wrapped; the summary takes the width that is left."""
+    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
+    for column in ("status", "gate", "kind", "tier"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("summary", overflow="fold")
+    table.add_column("s", no_wrap=True, justify="right")
+    for result in report.gates:
+        style = STYLES.get(result.status, "")
+        table.add_row(f"[{style}]{result.status}[/]", escape(result.name), result.spec.kind, escape(result.spec.tier),
+                      escape(_summary(result)), f"{result.seconds:.1f}")
+    console.print(table)
+
+
+def _render_narrow(report: CheckReport, console: Console) -> None:
+    """A CI log or a narrow terminal (rich assumes 80 columns when not on a terminal): a gate's name,
+    kind, tier and time on one line, its summary indented under it at the whole width."""
+    status_width = max((len(r.status) for r in report.gates), default=6)
+    for result in report.gates:
+        style = STYLES.get(result.status, "")
+        console.print(f"[{style}]{result.status:<{status_width}}[/] [bold]{escape(result.name)}[/]  "
+                      f"{result.spec.kind}, {escape(result.spec.tier)}, {result.seconds:.1f} s", soft_wrap=True)
+        console.print(Padding(Text(_summary(result)), (0, 0, 0, status_width + 1), expand=False))
 
 
 def _footer(report: CheckReport) -> str:

@@ -121,3 +121,20 @@ def test_list_shows_the_suite(project) -> None:
     assert rows[1][:4] == ["spec", "band", "default", "fakeengine:speculative"]
     assert rows[2][:4] == ["w3", "golden", "fma", "fakeengine:generate"]
     assert "goldens/fma/w3.json (missing)" in done.stderr and "FAKE_FLIP=3" in done.stderr
+
+
+def test_terminal_report_wide_and_narrow(project) -> None:
+    """Wide terminal: one row a gate. 80 columns (a CI log): the gate's name whole on its own line and the
+    summary at the full width under it, never folded into a narrow column."""
+    long_name = "a-rather-long-gate-name-that-users-pass-back"
+    project.write_suite(_band(long_name, 0, 1) + _band("ok", 50, 60))
+    wide = project.vtgate("check")
+    row = next(line for line in wide.stderr.splitlines() if long_name in line)
+    assert row.split()[:4] == ["red", long_name, "band", "default"] and "proposed 59 outside [0, 1]" in row
+    narrow = project.vtgate("check", env={"COLUMNS": "80"})
+    assert narrow.returncode == wide.returncode == 1
+    lines = narrow.stderr.splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    head = lines.index(next(line for line in lines if long_name in line))
+    assert lines[head].split()[:2] == ["red", long_name] and "band, default" in lines[head]
+    assert lines[head + 1].startswith("    ") and "0/1 in band — proposed 59 outside [0, 1]" in lines[head + 1]
