@@ -33,9 +33,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchlib import write_section
+
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "bisect.md"
-START, END = "<!-- bench:start -->", "<!-- bench:end -->"
 VTBISECT = [sys.executable, "-m", "vtbisect"]
 
 JUDGE = """\
@@ -264,15 +265,6 @@ def table(n: int, flaky_n: int, speeds: dict[tuple[int, int, float], dict], flak
     return "\n".join(lines).rstrip()
 
 
-def write_doc(text: str) -> None:
-    doc = DOC.read_text(encoding="utf-8")
-    if START not in doc or END not in doc:
-        raise SystemExit(f"{DOC} has no {START} ... {END} markers")
-    head, rest = doc.split(START, 1)
-    _, tail = rest.split(END, 1)
-    DOC.write_text(f"{head}{START}\n{text}\n{END}{tail}", encoding="utf-8")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=100)
@@ -311,7 +303,7 @@ def main() -> None:
     text = table(args.n, args.flaky, speeds, flaky_runs, startup, args.flaky_cost, loads)
     print(text)
     if not args.no_write:
-        write_doc(text)
+        write_section(DOC, text)
         print(f"\nwritten to {DOC}")
 
 

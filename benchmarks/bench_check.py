@@ -15,49 +15,13 @@ edits in the working tree during the benchmark cannot trip the stale guard.
 from __future__ import annotations
 
 import argparse
-import io
-import json
 import os
-import resource
 import statistics
-import subprocess
 import sys
-import tarfile
 import tempfile
-import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-VTGATE = str(Path(sys.executable).parent / "vtgate")
-
-
-def one_run(root: Path | None, jobs: int | None) -> tuple[float, float, dict]:
-    """(wall seconds, CPU seconds of vtgate and its probes, JSON report)."""
-    with tempfile.TemporaryDirectory(prefix="bench-check-") as tmp:
-        out = Path(tmp) / "report.json"
-        command = [VTGATE, "check", "--json", str(out)]
-        if root is not None:
-            command += ["--root", str(root)]
-        if jobs is not None:
-            command += ["-j", str(jobs)]
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        started = time.perf_counter()
-        done = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
-        wall = time.perf_counter() - started
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        if not out.exists():
-            raise SystemExit(f"vtgate check wrote no report (exit {done.returncode}):\n{done.stderr}")
-        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-        return wall, cpu, json.loads(out.read_text())
-
-
-def snapshot(destination: Path) -> Path:
-    archive = subprocess.run(["git", "archive", "--format=tar", "HEAD", "engine", "gates", "bisect", "docs",
-                              "pyproject.toml"],
-                             cwd=REPO, capture_output=True, check=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(destination, filter="data")
-    return destination
+from benchlib import snapshot_head, timed_vtgate
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -66,6 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=None, help="tree under test (default: a snapshot of HEAD)")
     parser.add_argument("-j", "--jobs", type=int, default=None, help="parallel probe runs (default: cores)")
     args = parser.parse_args(argv)
+    jobs = ["-j", str(args.jobs)] if args.jobs is not None else []
     load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load} at start")
     walls: list[float] = []
@@ -73,10 +38,10 @@ def main(argv: list[str] | None = None) -> int:
     per_gate: dict[str, list[float]] = {}
     report: dict = {}
     with tempfile.TemporaryDirectory(prefix="bench-check-head-") as tmp:
-        root = args.root or snapshot(Path(tmp))
+        root = args.root or snapshot_head(Path(tmp), "engine", "gates", "bisect", "docs", "pyproject.toml")
         print(f"code under test: {root if args.root else 'engine at HEAD (snapshot)'}")
         for _ in range(args.runs):
-            wall, cpu, report = one_run(root, args.jobs)
+            wall, cpu, report = timed_vtgate("check", "--root", str(root), *jobs)
             walls.append(wall)
             cpus.append(cpu)
             for gate in report["gates"]:

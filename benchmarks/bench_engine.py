@@ -25,9 +25,10 @@ import sys
 import time
 from pathlib import Path
 
+from benchlib import write_section
+
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "engine.md"
-START, END = "<!-- bench:start -->", "<!-- bench:end -->"
 VTENGINE = str(Path(sys.executable).parent / "vtengine")
 
 ARMS = [
@@ -100,17 +101,6 @@ def table(results: list[tuple[str, str, dict[str, float]]], rss: float, runs: in
     return "\n".join(lines)
 
 
-def write_doc(text: str, start: str = START, end: str = END) -> None:
-    """Replace the block between the markers in docs/engine.md (append it if the markers are missing)."""
-    doc = DOC.read_text()
-    block = f"{start}\n{text}\n{end}"
-    if start in doc and end in doc:
-        doc = doc[: doc.index(start)] + block + doc[doc.index(end) + len(end) :]
-    else:
-        doc = doc.rstrip() + "\n\n" + block + "\n"
-    DOC.write_text(doc)
-
-
 FLIP_PROMPTS = ["hello", "bench", "The quick brown fox", "1 2 3", "Once upon a time", "def main():", "vtgate", "zzz"]
 NEAR_TIE_EPS = 0.05
 
@@ -174,7 +164,7 @@ def main() -> None:
         text = flips()
         print(text)
         if not args.no_write:
-            write_doc(text, "<!-- flips:start -->", "<!-- flips:end -->")
+            write_section(DOC, text, "<!-- flips:start -->", "<!-- flips:end -->")
         return
     results = []
     load_before = os.getloadavg()[0]
@@ -185,7 +175,7 @@ def main() -> None:
     text = table(results, peak_rss_mb(), args.runs, load_before)
     print(text)
     if not args.no_write:
-        write_doc(text)
+        write_section(DOC, text)
 
 
 if __name__ == "__main__":

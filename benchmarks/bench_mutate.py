@@ -18,53 +18,17 @@ the stale guard; the suite and its goldens are the working tree's.
 from __future__ import annotations
 
 import argparse
-import io
-import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
-import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-VTGATE = str(Path(sys.executable).parent / "vtgate")
+from benchlib import REPO, load_average, snapshot_head, timed_vtgate, write_section
+
 DOC = REPO / "docs" / "mutate.md"
-START, END = "<!-- bench:start -->", "<!-- bench:end -->"
 BUDGET = 300.0
-
-
-def load() -> str:
-    return "/".join(f"{value:.1f}" for value in os.getloadavg())
-
-
-def one_run(root: Path, jobs: int | None) -> tuple[float, float, dict]:
-    """(wall seconds, CPU seconds of vtgate and its probes, JSON report)."""
-    with tempfile.TemporaryDirectory(prefix="bench-mutate-") as tmp:
-        out = Path(tmp) / "report.json"
-        command = [VTGATE, "mutate", "-q", "--json", str(out), "--root", str(root)]
-        if jobs is not None:
-            command += ["-j", str(jobs)]
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        started = time.perf_counter()
-        done = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
-        wall = time.perf_counter() - started
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        if not out.exists():
-            raise SystemExit(f"vtgate mutate wrote no report (exit {done.returncode}):\n{done.stderr}")
-        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-        return wall, cpu, json.loads(out.read_text())
-
-
-def snapshot(destination: Path) -> Path:
-    archive = subprocess.run(["git", "archive", "--format=tar", "HEAD"], cwd=REPO, capture_output=True,
-                             check=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(destination, filter="data")
-    return destination
 
 
 def head() -> str:
@@ -105,15 +69,6 @@ def table(walls: list[float], cpus: list[float], report: dict, loads: list[str],
     return "\n".join(lines)
 
 
-def write_doc(text: str) -> None:
-    doc = DOC.read_text(encoding="utf-8")
-    if START not in doc or END not in doc:
-        raise SystemExit(f"{DOC} has no {START} ... {END} markers")
-    before, rest = doc.split(START, 1)
-    _, after = rest.split(END, 1)
-    DOC.write_text(f"{before}{START}\n{text}\n{END}{after}", encoding="utf-8")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
@@ -121,19 +76,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-j", "--jobs", type=int, default=None, help="parallel probe runs (default: cores)")
     parser.add_argument("--no-write", action="store_true", help=f"print only; leave {DOC.name} alone")
     args = parser.parse_args(argv)
-    loads = [load()]
+    jobs = ["-j", str(args.jobs)] if args.jobs is not None else []
+    loads = [load_average()]
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {loads[0]} at start", flush=True)
     walls: list[float] = []
     cpus: list[float] = []
     report: dict = {}
     with tempfile.TemporaryDirectory(prefix="bench-mutate-head-") as tmp:
-        root = args.root or snapshot(Path(tmp))
+        root = args.root or snapshot_head(Path(tmp))
         what = f"`{args.root}`" if args.root else f"the tree at HEAD ({head()}, a snapshot)"
         for index in range(args.runs):
-            wall, cpu, report = one_run(root, args.jobs)
+            wall, cpu, report = timed_vtgate("mutate", "-q", "--root", str(root), *jobs)
             walls.append(wall)
             cpus.append(cpu)
-            loads.append(load())
+            loads.append(load_average())
             print(f"run {index + 1}: {wall:.1f} s wall, {cpu:.1f} s CPU, exit {report['exit_code']}, "
                   f"load {loads[-1]}", flush=True)
     for problem in report.get("errors", []) + [f"vacuous: {g}" for g in report["vacuous"]]:
@@ -144,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     text = table(walls, cpus, report, loads, args.jobs, what)
     print(text)
     if not args.no_write:
-        write_doc(text)
+        write_section(DOC, text)
         print(f"\nwritten to {DOC}")
     return 0 if report["ok"] else 1
 
