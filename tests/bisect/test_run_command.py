@@ -263,18 +263,25 @@ sys.exit(1 if pathlib.Path('a.txt').read_text().strip() == 'bad' else 0)
 """
 
 
-def test_a_confirmation_overturns_the_search_only_with_a_lead_of_two_votes(make_history, kit, vtbisect, tmp_path):
-    # The culprit's parent judges good in the search, then bad, good, bad in the confirmation: a bare
-    # 2 of 3 would call it bad and name the parent as the culprit. Contested, it is judged again, one
-    # fresh judgement at a time, until one verdict leads by two (here good, the truth).
+def _scripted_confirm_run(make_history, kit, vtbisect, tmp_path, parent_plan: str):
+    """16 commits, culprit at 12; the culprit's parent judges by ``parent_plan`` (g/b per judgement, then
+    the truth); run with --confirm 3. Returns (run, parent sha, culprit sha)."""
     repo = make_history()
     kit.linear_history(repo, 16, {11: "a.txt"})
     script = tmp_path / "scripted.py"
     script.write_text(SCRIPTED)
     (tmp_path / "state").mkdir()
     parent, culprit = repo.shas[11], repo.shas[12]
-    env = {"FLAKE_STATE": str(tmp_path / "state"), "PLAN": f"{parent}=gbgb"}
+    env = {"FLAKE_STATE": str(tmp_path / "state"), "PLAN": f"{parent}={parent_plan}"}
     ran = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "--no-cache", "--confirm", "3", *cmd(script), env=env)
+    return ran, parent, culprit
+
+
+def test_a_confirmation_overturns_the_search_only_with_a_lead_of_two_votes(make_history, kit, vtbisect, tmp_path):
+    # The culprit's parent judges good in the search, then bad, good, bad in the confirmation: a bare
+    # 2 of 3 would call it bad and name the parent as the culprit. Contested, it is judged again, one
+    # fresh judgement at a time, until one verdict leads by two (here good, the truth).
+    ran, parent, culprit = _scripted_confirm_run(make_history, kit, vtbisect, tmp_path, "gbgb")
     assert ran.code == 1, ran.stderr
     assert [c["commit"] for c in ran.culprits] == [culprit], ran.record["notes"]
     judged = [(s["phase"], s["verdict"]) for s in ran.record["steps"] if s["commit"] == parent]
@@ -287,14 +294,7 @@ def test_an_overturned_point_is_confirmed_afresh_in_its_new_role(make_history, k
     # The parent judges good in the search, then bad, bad in its confirmation: overturned, it becomes
     # the culprit. Its confirmation as culprit must not be those same two votes: fresh ones say good,
     # it is overturned back, and the true culprit stands.
-    repo = make_history()
-    kit.linear_history(repo, 16, {11: "a.txt"})
-    script = tmp_path / "scripted.py"
-    script.write_text(SCRIPTED)
-    (tmp_path / "state").mkdir()
-    parent, culprit = repo.shas[11], repo.shas[12]
-    env = {"FLAKE_STATE": str(tmp_path / "state"), "PLAN": f"{parent}=gbb"}
-    ran = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "--no-cache", "--confirm", "3", *cmd(script), env=env)
+    ran, parent, culprit = _scripted_confirm_run(make_history, kit, vtbisect, tmp_path, "gbb")
     assert ran.code == 1, ran.stderr
     assert [c["commit"] for c in ran.culprits] == [culprit], (ran.record["notes"], ran.stderr)
     flips = [note for note in ran.record["notes"] if "flipped" in note]
