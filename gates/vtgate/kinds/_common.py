@@ -37,12 +37,16 @@ def base_request(spec: GateSpec, label: str = "baseline", **changes: Any) -> Pro
 
 
 def lookup(observation: Mapping[str, Any], dotted: str) -> Any:
-    """``metrics.anchor`` -> observation["metrics"]["anchor"]; returns _MISSING when absent."""
+    """``metrics.anchor`` -> observation["metrics"]["anchor"], ``tokens.82`` -> a list position;
+    returns _MISSING when absent."""
     value: Any = observation
     for part in dotted.split("."):
-        if not isinstance(value, Mapping) or part not in value:
+        if isinstance(value, Mapping) and part in value:
+            value = value[part]
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
             return _MISSING
-        value = value[part]
     return value
 
 

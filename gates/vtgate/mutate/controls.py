@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from vtgate.kinds._common import as_cases, is_missing, lookup
+from vtgate.kinds._common import as_cases, is_missing, lookup, short
 from vtgate.kinds.band import read_metric
 from vtgate.mutate.spec import Mutation, Outcome, PinOp
 from vtgate.records import GateSpec
@@ -97,12 +97,6 @@ def parse_path(container: Any, dotted: str) -> Path_:
     return tuple(path)
 
 
-def _brief(value: Any) -> str:
-    """A digest-long string shown as its first 12 characters (as check's verdicts show digests)."""
-    text = str(value)
-    return text[:12] + "…" if isinstance(value, str) and len(text) > 16 else text
-
-
 def other_token(token: Any) -> Any:
     return token + 1 if isinstance(token, int) else f"{token}~"
 
@@ -148,7 +142,7 @@ def compile_pin_op(op: PinOp, spec: GateSpec, pin: Mapping[str, Any],
         for dotted, value in params["values"].items():
             path = parse_path(pin, str(dotted))
             edits.append(Edit(path, value))
-            parts.append(f"{dotted} {_brief(_get(pin, path))} -> {_brief(value)}")
+            parts.append(f"{dotted} {short(_get(pin, path))} -> {short(value)}")
         return PinChange(op.gate, tuple(edits), "pin " + "; ".join(parts))
     if op.op == "shift-band":
         metric, by, edge = str(params["metric"]), params["by"], params.get("edge", "both")

@@ -26,6 +26,7 @@ import psutil
 from vtgate.errors import GateError, SuiteError
 from vtgate.exitcodes import ExitCode
 from vtgate.kinds import get_kind
+from vtgate.kinds._common import is_missing, lookup
 from vtgate.mutate.controls import PinChange, PinOpError, apply_change, compile_pin_op, controls_for
 from vtgate.mutate.copies import Scratch, patched_files
 from vtgate.mutate.spec import ANY_GATE, ArmsSource, Mutation, load_declarations
@@ -304,19 +305,6 @@ def arm_mutations(source: ArmsSource, arms: Sequence[Mapping[str, Any]]) -> list
     return mutations
 
 
-def observed_value(observation: Mapping[str, Any], dotted: str) -> Any:
-    """``metrics.anchor`` or ``tokens.82`` (a list position) in an observation; None when absent."""
-    value: Any = observation
-    for part in dotted.split("."):
-        if isinstance(value, Mapping) and part in value:
-            value = value[part]
-        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
-            value = value[int(part)]
-        else:
-            return None
-    return value
-
-
 def _observed(mutation: Mutation, results: Mapping[str, GateResult]) -> tuple[dict[str, dict[str, Any]], list[str]]:
     observed: dict[str, dict[str, Any]] = {}
     unmet: list[str] = []
@@ -326,7 +314,8 @@ def _observed(mutation: Mutation, results: Mapping[str, GateResult]) -> tuple[di
         observation = observations.get("baseline") or next(iter(observations.values()), {})
         observed[gate] = {}
         for dotted, want in fields.items():
-            got = observed_value(observation, dotted)
+            value = lookup(observation, dotted)  # list positions too: tokens.82
+            got = None if is_missing(value) else value
             observed[gate][dotted] = got
             if got != want:
                 unmet.append(f"{gate}: {dotted} measured {got!r}, expected {want!r}")
