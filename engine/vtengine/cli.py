@@ -235,7 +235,7 @@ def arms(
 
     knobs = _knobs()
     selected = select_arms(knobs)
-    # Knob names are what a user copies: fold them on a narrow terminal, never cut them with an ellipsis.
+    # Knob names are what a user copies: never wrapped or cut with an ellipsis (no borders, so they fit 80 columns).
     table = Table(Column("kernel", no_wrap=True), Column("arm", no_wrap=True), Column("knob", no_wrap=True),
                   "default", "exact", "on", box=None, pad_edge=False)
     for a in ARMS:
