@@ -1,4 +1,4 @@
-"""The layout promise of DESIGN.md section 3: three import packages from three folders, and the
+"""The layout promise of docs/contracts.md: three import packages from three folders, and the
 folder bisect/ never shadows the standard library's bisect module."""
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ from vtbisect.worktrees import RevertConflict, WorktreePool
 
 
 class BisectError(Exception):
-    """The bisection stops with a message for the user and an exit code (DESIGN.md 4.6)."""
+    """The bisection stops with a message for the user and an exit code (docs/contracts.md#exit-codes)."""
 
     def __init__(self, message: str, exit_code: int) -> None:
         super().__init__(message)

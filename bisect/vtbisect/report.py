@@ -1,5 +1,5 @@
 """The handlers: what the user is told. Progress lines on stderr (rich), the JSON record
-(DESIGN.md section 4.5), the evidence folder (README-bisect.md, step logs, the JSON, a
+(docs/json-formats.md), the evidence folder (README-bisect.md, step logs, the JSON, a
 ``git bisect replay``-compatible log) and the replay log's parser."""
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def culprit_record(culprit: Culprit) -> dict[str, Any]:
 
 
 def outcome_record(outcome: Outcome, recipe: dict[str, Any]) -> dict[str, Any]:
-    """DESIGN.md section 4.5, plus ``recipe`` (how to reproduce) and notes."""
+    """The ``--json`` record: docs/json-formats.md, docs/schemas/bisect.schema.json."""
     return {
         "schema": SCHEMA,
         "vtbisect": __version__,
@@ -206,7 +206,7 @@ def readme(outcome: Outcome, recipe: dict[str, Any], step_logs: dict[int, str]) 
                    f"[log]({step_logs.get(step.number, '')}) |")
     if outcome.notes:
         out += ["", "## Notes", ""] + [f"- {note}" for note in outcome.notes]
-    out += ["", "## Files", "", "- `bisect.json`: the record (DESIGN.md section 4.5)",
+    out += ["", "## Files", "", "- `bisect.json`: the record (vtgate docs/json-formats.md)",
             "- `bisect-log.txt`: `git bisect replay bisect-log.txt` replays the unreverted steps; "
             "`vtbisect replay bisect-log.txt` re-judges each culprit and its parent",
             "- `steps/`: the raw output of every step", ""]

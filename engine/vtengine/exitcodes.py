@@ -1,4 +1,4 @@
-"""Exit codes of the vtengine CLI: a mirror of vtgate.exitcodes.ExitCode (DESIGN.md section 4.6).
+"""Exit codes of the vtengine CLI: a mirror of vtgate.exitcodes.ExitCode (docs/contracts.md#exit-codes).
 
 vtengine imports neither vtgate nor vtbisect, so the enum is repeated here; tests/test_cli.py proves
 the two agree name for name and value for value.

@@ -1,7 +1,7 @@
 """Probes of the reference engine (docs/contracts.md section 5): plain functions that run the engine
-under the knobs of the current environment and return an observation (a JSON-able dict, DESIGN.md
-section 4.2). Every observation carries ``meta`` (engine, version, model, source tree hash, source
-root, resolved knobs, selected arms). In the default arm every probe is deterministic.
+under the knobs of the current environment and return an observation (a JSON-able dict,
+docs/contracts.md#observations). Every observation carries ``meta`` (engine, version, model, source
+tree hash, source root, resolved knobs, selected arms). In the default arm every probe is deterministic.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Run a typer app so that every way out maps to a documented exit code (DESIGN.md section 4.6):
+"""Run a typer app so that every way out maps to a documented exit code (docs/contracts.md#exit-codes):
 usage errors 2, unexpected exceptions 3 (with the traceback on stderr), Ctrl-C 130."""
 
 from __future__ import annotations

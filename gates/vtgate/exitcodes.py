@@ -1,4 +1,4 @@
-"""Exit codes shared by the vtgate and vtbisect CLIs (DESIGN.md section 4.6).
+"""Exit codes shared by the vtgate and vtbisect CLIs (docs/contracts.md#exit-codes).
 
 vtengine keeps a mirror of this enum (it may not import vtgate); tests/test_cli.py proves the two agree.
 """

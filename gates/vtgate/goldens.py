@@ -1,4 +1,4 @@
-"""Golden files (DESIGN.md section 4.3): a pinned observation subset with provenance and history,
+"""Golden files (docs/contracts.md#golden-files): a pinned observation subset with provenance and history,
 stored per tier (``goldens/<tier>/<gate>.json`` unless the gate names a path), written atomically.
 Serialization, comparison (the kinds) and storage (here) are separate pieces, as in syrupy."""
 

@@ -1,5 +1,5 @@
-"""Reporters for a CheckReport: the rich table on stderr, ``--json`` (DESIGN.md section 4.4 plus
-docs/contracts.md section 4), ``--junit`` (one testcase per gate) and ``--github`` (error annotations
+"""Reporters for a CheckReport: the rich table on stderr, ``--json`` (docs/json-formats.md,
+docs/schemas/check.schema.json), ``--junit`` (one testcase per gate) and ``--github`` (error annotations
 and a markdown job summary)."""
 
 from __future__ import annotations

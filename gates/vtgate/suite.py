@@ -1,4 +1,4 @@
-"""Find, read and validate a gate suite (DESIGN.md section 4.1, docs/contracts.md section 3).
+"""Find, read and validate a gate suite (docs/suite-format.md, docs/contracts.md section 3).
 
 Discovery, from the current directory upwards: ``vtgate.toml``, else ``pyproject.toml`` with a
 ``[tool.vtgate]`` table, which either holds the suite itself or points at a suite file

@@ -1,5 +1,5 @@
 """Statuses, exit codes and reporters: deliberate red passes the run, an unexpected green fails it with
-"retire the mark"; the JSON report carries DESIGN.md 4.4 plus error/error_kind; JUnit and GitHub
+"retire the mark"; the JSON report carries docs/json-formats.md's fields; JUnit and GitHub
 output say the same thing; goldens no gate uses are reported."""
 
 from __future__ import annotations

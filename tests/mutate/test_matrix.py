@@ -1,6 +1,6 @@
 """The kill matrix of an engine-like suite: every declared expectation met, the built-in controls
 kill every pin, the engine's opt-in arms (read from its own registry probe) each turn something red,
-probe runs are shared across mutations, and the JSON has the shape of DESIGN.md section 4.7."""
+probe runs are shared across mutations, and the JSON has the shape of docs/json-formats.md."""
 
 from __future__ import annotations
 

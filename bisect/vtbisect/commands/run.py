@@ -4,7 +4,7 @@ Command mode: ``vtbisect run GOOD..BAD -- CMD ARGS...`` (git bisect run's exit c
 paths with ``--path``). Gate mode: ``--gate NAME`` (repeatable) or ``--all-red``, judged by
 ``vtgate check`` against a fixed oracle; trailing ``-- PATHSPEC`` limits the candidates.
 
-Exit codes (DESIGN.md 4.6): 0 no regression culprit (only deliberate reds, or --no-fail-on-culprit),
+Exit codes (docs/contracts.md#exit-codes): 0 no regression culprit (only deliberate reds, or --no-fail-on-culprit),
 1 a regression culprit found, 2 usage or configuration (bad range, GOOD/BAD disagreeing, missing
 command, unknown gate), 3 internal error, a probe or command that could not run, or an abort
 (exit code outside 0..127, stale import), 5 nothing to bisect (empty range, nothing red at BAD),

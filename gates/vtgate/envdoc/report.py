@@ -84,7 +84,7 @@ class EnvdocReport:
         return text
 
     def to_json(self) -> dict[str, Any]:
-        """DESIGN.md section 4.8, plus the extra keys documented in docs/envdoc.md."""
+        """The ``--json`` report: docs/json-formats.md, docs/schemas/envdoc.schema.json."""
 
         def rows(kind: str) -> list[Finding]:
             return self.of_kind(kind)

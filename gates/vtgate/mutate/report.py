@@ -1,6 +1,6 @@
 """Reporters for a MutateReport: the kill matrix (gates x run mutations and declared pin mutations,
 plus each gate's own controls as one column) as a rich table on stderr, the lists a reviewer acts on
-(unmet expectations, vacuous pins, mutations that kill nothing), and ``--json`` (DESIGN.md 4.7)."""
+(unmet expectations, vacuous pins, mutations that kill nothing), and ``--json`` (docs/json-formats.md)."""
 
 from __future__ import annotations
 
