@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from vtgate.output import atomic_write_text, dumps
+from vtgate.output import Part, atomic_write_text, dumps, say
 
 from vtbisect import __version__
 from vtbisect.driver import Culprit, Outcome, Step
@@ -22,35 +22,39 @@ LOG_MARKER = "# vtbisect-record: "
 
 
 class ProgressHandler:
-    """One line per judged step and per round, on stderr: range left, ~steps left, ETA."""
+    """One line per judged step and per round, on stderr: range left, ~steps left, ETA. Commit subjects
+    and gate names are data: printed as text, never as markup. ``judged`` counts the steps shown so far
+    (what an interrupted run reports)."""
 
     def __init__(self, console: Console, quiet: bool = False) -> None:
         self.console = console
         self.quiet = quiet
+        self.judged = 0
+        self.left: int | None = None
 
     def step(self, step: Step) -> None:
+        self.judged += 1
         if self.quiet:
             return
         source = "cache" if step.cached else f"{step.seconds:.2f}s"
-        flaky = "".join(f" [yellow]flaky {g} {rate:.0%}[/]" for g, rate in step.flaky.items())
+        flaky: list[Part] = [(f" flaky {g} {rate:.0%}", "yellow") for g, rate in step.flaky.items()]
         reverts = f" (reverting {', '.join(r[:10] for r in step.reverts)})" if step.reverts else ""
         gates = "" if list(step.verdicts) == ["command"] else " " + " ".join(
             f"{g}={v}" for g, v in step.verdicts.items())
         colour = {"good": "green", "bad": "red", "skip": "yellow"}[step.verdict]
-        self.console.print(
-            f"  step {step.number:>3} [{colour}]{step.verdict:<4}[/] {step.commit[:10]} "
-            f"{step.subject[:60]}{reverts}{gates}  ({step.phase}, {source}){flaky}"
-        )
+        say(f"  step {step.number:>3} ", (f"{step.verdict:<4}", colour), f" {step.commit[:10]} "
+            f"{step.subject[:60]}{reverts}{gates}  ({step.phase}, {source})", *flaky, to=self.console)
 
     def progress(self, phase: str, left: int, steps_left: int, eta: float | None) -> None:
+        self.left = left
         if self.quiet:
             return
         eta_text = f", ETA {eta:.1f}s" if eta is not None else ""
-        self.console.print(f"[dim]{phase}: {left} candidates left, ~{steps_left} steps left{eta_text}[/]")
+        say((f"{phase}: {left} candidates left, ~{steps_left} steps left{eta_text}", "dim"), to=self.console)
 
     def info(self, message: str) -> None:
         if not self.quiet:
-            self.console.print(message)
+            say(message, to=self.console)
 
 
 def step_record(step: Step) -> dict[str, Any]:

@@ -1,22 +1,36 @@
 """Entry point of the ``vtengine`` console script: generate, score, bench, arms, export.
 
 Human output goes to stderr through rich (NO_COLOR honoured); ``--json PATH|-`` writes machine output.
+Data (prompts, generated text, model paths, error messages) is printed as text, never parsed as rich
+markup: the console parses none, and ``_say`` styles only the program's own literals. Ctrl-C ends any
+command with ``interrupted: vtengine <command>`` and exit 130. (vtengine may not import vtgate, whose
+CLIs follow the same rules through vtgate.output and vtgate.clirun.)
 """
 
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from vtengine import __version__
 from vtengine.exitcodes import ExitCode
 
-console = Console(stderr=True, highlight=False)
+console = Console(stderr=True, highlight=False, markup=False)
+INTERRUPTED = 130  # 128 + SIGINT
+
+
+def _say(*parts: str | tuple[str, str]) -> None:
+    """One line from parts: a str is data, printed as it is; (text, style) is a styled literal. Soft
+    wrap: the terminal wraps a long line, rich never cuts it."""
+    console.print(Text.assemble(*parts), soft_wrap=True)
 
 
 def _show_version(value: bool) -> None:
@@ -31,6 +45,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain click help: no rich markup parsed in help texts (an option's help naming [tool.vtgate] stays
+    # whole) and no option name cut with an ellipsis at 80 columns.
+    rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -104,10 +121,8 @@ def generate(
         observation = probes.generate(prompt, tokens, model)
     except ValueError as error:  # e.g. prompt + tokens longer than the model's context
         raise UsageError(str(error)) from None
-    console.print(f"[bold]{prompt}[/]{observation['text']}")
-    console.print(
-        f"{tokens} tokens · anchor {observation['metrics']['anchor']} · arms {observation['meta']['arms']}"
-    )
+    _say((prompt, "bold"), observation["text"])
+    _say(f"{tokens} tokens · anchor {observation['metrics']['anchor']} · arms {observation['meta']['arms']}")
     _write_json(json_path, observation)
     return ExitCode.OK
 
@@ -144,7 +159,7 @@ def score(
     predicted = observation["tokens"][:-1]
     agree = sum(int(p == t) for p, t in zip(predicted, token_ids[1:], strict=True))
     near = sum(1 for m in observation["margins"] if m < eps)
-    console.print(f"{agree}/{len(predicted)} positions predict the next token; {near} margins below {eps}")
+    _say(f"{agree}/{len(predicted)} positions predict the next token; {near} margins below {eps}")
     _write_json(json_path, observation)
     return ExitCode.OK
 
@@ -210,10 +225,8 @@ def bench(
         "knobs": knobs.as_env(),
         "profile": prof.table(),
     }
-    console.print(
-        f"prefill {result['prefill_tok_s']:.0f} tok/s · decode {result['decode_tok_s']:.0f} tok/s "
-        f"(median of {runs}) · arms {engine.arms}"
-    )
+    _say(f"prefill {result['prefill_tok_s']:.0f} tok/s · decode {result['decode_tok_s']:.0f} tok/s "
+         f"(median of {runs}) · arms {engine.arms}")
     table = Table("phase", "stage", "seconds", "calls", "share")
     for row in result["profile"]:
         table.add_row(row["phase"], row["stage"], f"{row['seconds']:.4f}", str(row["calls"]), f"{row['share']:.1%}")
@@ -242,7 +255,7 @@ def arms(
         table.add_row(a.kernel, a.name, a.knob or "-", "yes" if a.default else "", "yes" if a.bit_exact_with_default else "no",
                       "<-" if selected[a.kernel] == a.name else "")
     console.print(table)
-    console.print("exact: bit-exact with the default arm; on: what the current environment selects")
+    _say("exact: bit-exact with the default arm; on: what the current environment selects")
     _write_json(json_path, {"schema": 1, "arms": [dataclasses.asdict(a) for a in ARMS], "selected": selected,
                             "knobs": knobs.as_env()})
     return ExitCode.OK
@@ -262,28 +275,55 @@ def export(
         save_checkpoint(directory, weights.config, weights.dequantized_tensors())
     except (OSError, ValueError) as error:
         raise UsageError(f"cannot export to {directory}: {error}") from None
-    console.print(f"wrote {model} to {directory}")
+    _say(f"wrote {model} to {directory}")
     return ExitCode.OK
 
 
+def _interrupted(label: str) -> None:
+    _say(("interrupted", "bold"), f": {label}")
+    sys.exit(INTERRUPTED)
+
+
 def main(argv: list[str] | None = None) -> None:
+    """Run the app; every way out is a documented exit code. Ctrl-C is noted by our own SIGINT handler
+    (which then raises KeyboardInterrupt, as Python's does), so it ends as 130 whatever typer's version
+    makes of the KeyboardInterrupt (Abort, or Exit(130))."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    command = next((word for word in args if not word.startswith("-")), None)
+    label = f"vtengine {command}" if command else "vtengine"
+    seen: list[int] = []
+
+    def on_sigint(signum: int, frame: FrameType | None) -> None:
+        seen.append(signum)
+        raise KeyboardInterrupt
+
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is not signal.SIG_IGN:  # an ignored SIGINT (nohup, a background job) stays ignored
+        signal.signal(signal.SIGINT, on_sigint)
     try:
-        result = app(args=argv, standalone_mode=False, prog_name="vtengine")
+        result = app(args=args, standalone_mode=False, prog_name="vtengine")
     except typer.Exit as stop:
+        if seen or stop.exit_code == INTERRUPTED:
+            _interrupted(label)
         sys.exit(stop.exit_code)
     except UsageError as error:
-        console.print(f"[bold red]error[/]: {error}")
+        _say(("error", "bold red"), f": {error}")
         sys.exit(ExitCode.USAGE)
     except (typer.Abort, KeyboardInterrupt):
-        console.print("interrupted")
-        sys.exit(130)
+        _interrupted(label)
     except Exception as error:  # noqa: BLE001 - the last line of defence: say it, exit 2 or 3
+        if seen:
+            _interrupted(label)
         if hasattr(error, "show") and hasattr(error, "exit_code"):  # a click-style usage error
             error.show()
             sys.exit(ExitCode.USAGE)
         console.print_exception(show_locals=False)
-        console.print("[bold red]internal error[/]: this is a bug in vtengine; the traceback is above")
+        _say(("internal error", "bold red"), ": this is a bug in vtengine; the traceback is above")
         sys.exit(ExitCode.INTERNAL)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if seen:
+        _interrupted(label)
     sys.exit(int(result) if isinstance(result, int) else ExitCode.OK)
 
 

@@ -20,6 +20,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain click help: no rich markup parsed in help texts (an option's help naming [tool.vtgate] stays
+    # whole) and no option name cut with an ellipsis at 80 columns.
+    rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 

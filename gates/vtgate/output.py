@@ -1,5 +1,12 @@
-"""Where output goes: human text to stderr through rich (NO_COLOR honoured), machine output as JSON
-to a file written atomically or to stdout with ``-``. Shared by the vtgate and vtbisect CLIs."""
+"""Where output goes, and how: human text to stderr through rich (NO_COLOR honoured), machine output
+as JSON to a file written atomically or to stdout with ``-``. Shared by the vtgate and vtbisect CLIs.
+
+Data is never markup. The console parses no markup at all, so a commit subject ``[core] fix``, a path
+under a folder ``[core]`` or a message naming ``[tool.vtgate]`` prints exactly as it is. The program's
+own styling is explicit: ``say(("configuration error", "bold red"), ": ", message)`` styles the
+literal and prints the message as text. Lines are soft-wrapped (left to the terminal) and tables are
+printed wide enough for their no-wrap columns, so a name a user copies (a gate, a knob, a commit, a
+path) is never folded or cut with an ellipsis."""
 
 from __future__ import annotations
 
@@ -7,13 +14,84 @@ import json
 import os
 import sys
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.measure import Measurement
+from rich.table import Table
+from rich.text import Text
 
-# rich reads NO_COLOR itself; stderr keeps stdout clean for `--json -`.
-console = Console(stderr=True, highlight=False)
+# rich reads NO_COLOR itself; stderr keeps stdout clean for `--json -`; markup=False: see above.
+console = Console(stderr=True, highlight=False, markup=False)
+
+# A piece of a line: a str is data, printed as it is; (text, style) is the program's own styled literal.
+Part = str | Text | tuple[str, str]
+
+
+def line(*parts: Part) -> Text:
+    """One line from ``parts`` (see ``Part``); nothing in it is parsed as markup."""
+    return Text.assemble(*parts)
+
+
+def say(*parts: Part, to: Console | None = None) -> None:
+    """Print one line from ``parts`` on the console (stderr), never parsed as markup and never wrapped
+    by rich: a line longer than the terminal is wrapped by the terminal, so no name in it is cut."""
+    (to or console).print(line(*parts), soft_wrap=True)
+
+
+def problem(label: str, message: str, *, style: str = "bold red", to: Console | None = None) -> None:
+    """``label: message`` with the label styled, e.g. ``problem("configuration error", str(error))``."""
+    say((label, style), ": ", message, to=to)
+
+
+class _AtWidth:
+    """A renderable drawn at a fixed width, even one wider than the console (printed with soft wrap,
+    so the lines are not cropped to the terminal: the terminal wraps them)."""
+
+    def __init__(self, renderable: RenderableType, width: int) -> None:
+        self.renderable = renderable
+        self.width = width
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield from console.render(self.renderable, options.update_width(self.width))
+
+
+def _cell_range(console: Console, options: ConsoleOptions, cells: Iterable[RenderableType]) -> tuple[int, int]:
+    """The widest cell's (minimum, maximum) width: minimum with words wrapped, maximum unwrapped."""
+    low = high = 0
+    for cell in cells:
+        renderable = console.render_str(cell) if isinstance(cell, str) else cell
+        measured = Measurement.get(console, options, renderable)
+        low, high = max(low, measured.minimum), max(high, measured.maximum)
+    return low, high
+
+
+def table_width(table: Table, to: Console | None = None) -> int:
+    """The narrowest width at which rich draws ``table`` without narrowing a ``no_wrap`` column below its
+    widest cell: the table's minimum (every wrappable column at its longest word) plus, for each no-wrap
+    column, what its widest cell needs beyond its longest word."""
+    target = to or console
+    options = target.options.update_width(1_000_000)
+    width = Measurement.get(target, options, table).minimum
+    for column in table.columns:
+        if column.no_wrap:
+            headers = [column.header] if table.show_header else []
+            low, high = _cell_range(target, options, [*headers, *column.cells])
+            width += high - low
+    return width
+
+
+def print_table(table: Table, to: Console | None = None) -> None:
+    """Print ``table`` at the console's width, or wider when its no-wrap columns (names a user copies)
+    would not fit: then the terminal wraps the long lines and no name is cut."""
+    target = to or console
+    width = max(target.width, table_width(table, target))
+    if width > target.width:
+        target.print(_AtWidth(table, width), soft_wrap=True)
+    else:
+        target.print(table)
 
 
 def atomic_write_text(path: Path, text: str) -> None:

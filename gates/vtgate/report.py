@@ -9,13 +9,12 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from rich.console import Console
-from rich.markup import escape
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
 from vtgate.goldens import display_path
-from vtgate.output import atomic_write_text, write_json
+from vtgate.output import atomic_write_text, print_table, say, write_json
 from vtgate.runner import CheckReport, GateResult
 
 STYLES = {
@@ -34,12 +33,13 @@ def render_table(report: CheckReport, console: Console) -> None:
         _render_narrow(report, console)
     for result in report.gates:
         if result.status == "error" and "--- probe stderr" in (result.error or ""):
-            console.print(f"\n[bold magenta]{escape(result.name)}[/] ({result.error_kind}):")
-            console.print(result.error, markup=False)
+            console.print()
+            say((result.name, "bold magenta"), f" ({result.error_kind}):", to=console)
+            say(result.error or "", to=console)
     for path in report.unused_goldens:
-        console.print(f"[yellow]unused golden[/]: {escape(display_path(path, report.suite.root))} is used by no gate "
-                      "(delete it, or point a gate at it)")
-    console.print(_footer(report))
+        say(("unused golden", "yellow"), f": {display_path(path, report.suite.root)} is used by no gate "
+            "(delete it, or point a gate at it)", to=console)
+    say(*_footer(report), to=console)
 
 
 def _summary(result: GateResult) -> str:
@@ -55,10 +55,9 @@ def _render_wide(report: CheckReport, console: Console) -> None:
     table.add_column("summary", overflow="fold")
     table.add_column("s", no_wrap=True, justify="right")
     for result in report.gates:
-        style = STYLES.get(result.status, "")
-        table.add_row(f"[{style}]{result.status}[/]", escape(result.name), result.spec.kind, escape(result.spec.tier),
-                      escape(_summary(result)), f"{result.seconds:.1f}")
-    console.print(table)
+        table.add_row(Text(result.status, style=STYLES.get(result.status, "")), result.name, result.spec.kind,
+                      result.spec.tier, _summary(result), f"{result.seconds:.1f}")
+    print_table(table, console)
 
 
 def _render_narrow(report: CheckReport, console: Console) -> None:
@@ -66,20 +65,19 @@ def _render_narrow(report: CheckReport, console: Console) -> None:
     kind, tier and time on one line, its summary indented under it at the whole width."""
     status_width = max((len(r.status) for r in report.gates), default=6)
     for result in report.gates:
-        style = STYLES.get(result.status, "")
-        console.print(f"[{style}]{result.status:<{status_width}}[/] [bold]{escape(result.name)}[/]  "
-                      f"{result.spec.kind}, {escape(result.spec.tier)}, {result.seconds:.1f} s", soft_wrap=True)
+        say((f"{result.status:<{status_width}}", STYLES.get(result.status, "")), " ", (result.name, "bold"),
+            f"  {result.spec.kind}, {result.spec.tier}, {result.seconds:.1f} s", to=console)
         console.print(Padding(Text(_summary(result)), (0, 0, 0, status_width + 1), expand=False))
 
 
-def _footer(report: CheckReport) -> str:
+def _footer(report: CheckReport) -> tuple[tuple[str, str], str]:
     counts: dict[str, int] = {}
     for result in report.gates:
         counts[result.status] = counts.get(result.status, 0) + 1
     parts = ", ".join(f"{n} {status}" for status, n in counts.items())
-    verdict = "[green]ok[/]" if report.ok else "[bold red]FAILED[/]"
-    return (f"{verdict}: {len(report.gates)} gates ({parts}) in {report.seconds:.1f} s; "
-            f"{report.probe_runs} probe runs for {report.probe_requests} requests ({report.shared_runs} shared)")
+    verdict = ("ok", "green") if report.ok else ("FAILED", "bold red")
+    return verdict, (f": {len(report.gates)} gates ({parts}) in {report.seconds:.1f} s; "
+                     f"{report.probe_runs} probe runs for {report.probe_requests} requests ({report.shared_runs} shared)")
 
 
 def write_json_report(report: CheckReport, destination: str) -> None:

@@ -10,8 +10,9 @@ import os
 from pathlib import Path
 
 import typer
+from vtgate.clirun import Interrupted
 from vtgate.exitcodes import ExitCode
-from vtgate.output import console
+from vtgate.output import say
 
 from vtbisect.app import app
 from vtbisect.cache import default_cache_dir
@@ -64,7 +65,7 @@ def replay_command(
     except (RangeError, JudgeAbort) as error:
         raise fail(str(error), getattr(error, "exit_code", ExitCode.USAGE)) from None
     if not record.culprits:
-        console.print("the record names no culprit: nothing to replay")
+        say("the record names no culprit: nothing to replay")
         return ExitCode.NOTHING
     holds = True
     try:
@@ -74,11 +75,13 @@ def replay_command(
                     holds &= _replay_one(runner, pool, culprit, repeat)
             finally:
                 kill_children()
+    except KeyboardInterrupt:
+        raise Interrupted("worktrees removed and pruned, your checkout untouched") from None
     except JudgeAbort as error:
         raise fail(f"aborted: {error}", error.exit_code) from None
     except GitError as error:
         raise fail(f"git failed: {error}", ExitCode.INTERNAL) from None
-    console.print("the record holds" if holds else "[bold red]the record does not hold[/]")
+    say("the record holds" if holds else ("the record does not hold", "bold red"))
     return ExitCode.OK if holds else ExitCode.RED
 
 
@@ -88,11 +91,9 @@ def _replay_one(runner: Runner, pool, culprit: dict, repeat: int) -> bool:  # no
     parent = judge(runner, pool, culprit["parent"], reverts, repeat)
     red = judge(runner, pool, culprit["commit"], reverts, repeat)
     ok = all(parent.get(g) == "good" for g in gates) and all(red.get(g) == "bad" for g in gates)
-    status = "[green]holds[/]" if ok else "[red]does not hold[/]"
+    status = ("holds", "green") if ok else ("does not hold", "red")
     extra = f" (with {', '.join(r[:10] for r in reverts)} reverted)" if reverts else ""
-    console.print(
-        f"{culprit['commit'][:10]} {culprit['subject']}{extra}: parent {culprit['parent'][:10]} "
+    say(f"{culprit['commit'][:10]} {culprit['subject']}{extra}: parent {culprit['parent'][:10]} "
         f"{', '.join(f'{g}={parent.get(g)}' for g in gates)}; culprit "
-        f"{', '.join(f'{g}={red.get(g)}' for g in gates)} -> {status}"
-    )
+        f"{', '.join(f'{g}={red.get(g)}' for g in gates)} -> ", status)
     return ok

@@ -20,8 +20,9 @@ from typing import Any
 
 import typer
 from filelock import FileLock, Timeout
+from vtgate.clirun import Interrupted
 from vtgate.exitcodes import ExitCode
-from vtgate.output import console, write_json
+from vtgate.output import console, problem, say, write_json
 
 from vtbisect.app import app
 from vtbisect.cache import VerdictCache, default_cache_dir, verdict_env
@@ -41,14 +42,14 @@ from vtbisect.session import terminate_as_interrupt, worktree_session
 
 
 def fail(message: str, code: int) -> typer.Exit:
-    console.print(f"[bold red]vtbisect:[/] {message}")
+    problem("vtbisect", message)
     return typer.Exit(int(code))
 
 
 def _dirty_note(repo: Path) -> None:
     if git(repo, "status", "--porcelain", check=False):
-        console.print("[dim]your working tree has uncommitted changes: fine, vtbisect never touches it "
-                      "(every step runs in its own worktree)[/]")
+        say(("your working tree has uncommitted changes: fine, vtbisect never touches it "
+             "(every step runs in its own worktree)", "dim"))
 
 
 def _cache_dir(repo: Path, override: Path | None) -> Path:
@@ -147,9 +148,9 @@ def run_command(
     _dirty_note(repo)
     options = Options(jobs=jobs, repeat=repeat, confirm=confirm, all_culprits=all_culprits,
                       first_parent=first_parent, all_red=all_red)
-    console.print(f"bisecting {len(rng.candidates)} candidates in {range_spec} "
-                  f"({rng.good.sha[:10]}..{rng.bad.sha[:10]}), -j {jobs}"
-                  + (f", repeat {repeat}" if repeat > 1 else "") + (", cache off" if no_cache else ""))
+    say(f"bisecting {len(rng.candidates)} candidates in {range_spec} "
+        f"({rng.good.sha[:10]}..{rng.bad.sha[:10]}), -j {jobs}"
+        + (f", repeat {repeat}" if repeat > 1 else "") + (", cache off" if no_cache else ""))
     outcome = _bisect(repo, cache, rng, runner, options, env, no_cache, quiet)
     recipe = _recipe(argv, runner, env, cache, repo)
     _report(outcome, recipe, json_out, evidence)
@@ -171,9 +172,9 @@ def _bisect(repo: Path, cache: Path, rng: Range, runner: Runner, options: Option
                 kill_children()
                 bisection.close()
     except KeyboardInterrupt:
-        console.print("interrupted: worktrees removed and pruned, your checkout untouched; "
-                      "re-run the same command to resume from the cache")
-        raise typer.Exit(130) from None
+        left = f", {handler.left} candidates left" if handler.left is not None else ""
+        raise Interrupted(f"{handler.judged} steps judged{left}; worktrees removed and pruned, your checkout "
+                          "untouched; re-run the same command to resume from the cache") from None
     except BisectError as error:
         raise fail(str(error), error.exit_code) from None
     except JudgeAbort as error:
@@ -188,20 +189,20 @@ def _run_lock(cache: Path) -> FileLock:
     try:
         lock.acquire(timeout=0)
     except Timeout:
-        console.print(f"waiting for another vtbisect run on this repository (lock {cache / 'run.lock'})")
+        say(f"waiting for another vtbisect run on this repository (lock {cache / 'run.lock'})")
         lock.acquire()
     return lock
 
 
 def _report(outcome: Outcome, recipe: dict[str, Any], json_out: str | None, evidence: Path | None) -> None:
     for line in summary_lines(outcome):
-        console.print(line)
+        say(line)
     for note in outcome.notes:
-        console.print(f"[yellow]note:[/] {note}")
+        say(("note:", "yellow"), f" {note}")
     for gate, why in outcome.dropped.items():
-        console.print(f"[dim]not bisected: {gate} ({why})[/]")
+        say((f"not bisected: {gate} ({why})", "dim"))
     if json_out:
         write_json(json_out, outcome_record(outcome, recipe))
     if evidence:
         write_evidence(evidence, outcome, recipe)
-        console.print(f"evidence written to {evidence}/README-bisect.md")
+        say(f"evidence written to {evidence}/README-bisect.md")

@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.markup import escape
 
 from vtgate.app import app
 from vtgate.commands.check import ROOT_OPTION, SUITE_OPTION, config_error
@@ -15,7 +14,7 @@ from vtgate.errors import GateError, SuiteError
 from vtgate.exitcodes import ExitCode
 from vtgate.goldens import blessed, display_path, load_golden, provenance, write_golden
 from vtgate.kinds import get_kind
-from vtgate.output import console
+from vtgate.output import problem, say
 from vtgate.runner import measure
 from vtgate.suite import load_suite, select_gates
 
@@ -31,8 +30,8 @@ def bless(
 ) -> int:
     """Re-measure and re-pin golden files, with a reason."""
     if not dry_run and not (reason and reason.strip()):
-        console.print("[bold red]bless needs --reason TEXT[/]: say why the pin moves (e.g. --reason "
-                      "\"restored default arm re-pins the anchor, #3518\"); it is kept in the golden's history")
+        problem("bless needs --reason TEXT", "say why the pin moves (e.g. --reason "
+                "\"restored default arm re-pins the anchor, #3518\"); it is kept in the golden's history")
         return int(ExitCode.USAGE)
     try:
         loaded = load_suite(suite)
@@ -44,7 +43,7 @@ def bless(
         kind = get_kind(spec.kind)
         where = "its bands are pinned inline: edit them at " + spec.where if kind.pin_source == "inline" else \
             "it compares runs with each other and has no pin"
-        console.print(f"[bold red]{spec.name}[/]: kind '{spec.kind}' has no golden file to bless; {escape(where)}")
+        problem(spec.name, f"kind '{spec.kind}' has no golden file to bless; {where}")
     specs = [s for s in specs if s not in refused]
     root_path = root.resolve() if root is not None else loaded.root
     measurement = measure(specs, loaded, root=root_path, jobs=jobs)
@@ -62,23 +61,23 @@ def bless(
             new_pin = kind.pin_from(spec, observations)
             old = load_golden(spec.golden, spec.name, loaded.root) if spec.golden.is_file() else None
         except GateError as error:
-            console.print(f"[bold magenta]{spec.name}[/]: cannot bless ({error.kind}): {escape(error.message)}")
+            problem(spec.name, f"cannot bless ({error.kind}): {error.message}", style="bold magenta")
             failures += 1
             continue
         if old is not None and dict(old.value) == new_pin:
-            console.print(f"{spec.name}: unchanged ({kind.describe_pin(new_pin)}); {shown} left as it is", markup=False)
+            say(f"{spec.name}: unchanged ({kind.describe_pin(new_pin)}); {shown} left as it is")
             continue
         change = kind.describe_change(old.value, new_pin) if old else f"new golden: {kind.describe_pin(new_pin)}"
-        console.print(f"{spec.name}: {change}", markup=False)
+        say(f"{spec.name}: {change}")
         if dry_run:
-            console.print(f"  (dry run: {shown} not written)", markup=False)
+            say(f"  (dry run: {shown} not written)")
             continue
         meta = next(iter(observations.values()), {}).get("meta")
         record = provenance(root_path, dict(spec.env), reason.strip(), meta if isinstance(meta, dict) else None)
         golden = blessed(old, spec.name, spec.tier, new_pin, record,
                          kind.describe_pin(old.value) if old else None, kind.describe_pin(new_pin))
         write_golden(spec.golden, golden)
-        console.print(f"  wrote {shown} (history: {len(golden.history)} entries)", markup=False)
+        say(f"  wrote {shown} (history: {len(golden.history)} entries)")
     if failures > len(refused):
         return int(ExitCode.INTERNAL)
     return int(ExitCode.USAGE if refused else ExitCode.OK)

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.markup import escape
 
 from vtgate.app import app
+from vtgate.clirun import Interrupted
 from vtgate.errors import SuiteError
 from vtgate.exitcodes import ExitCode
-from vtgate.output import console, write_json
+from vtgate.output import console, problem, say, write_json
 from vtgate.report import render_table, write_github, write_json_report, write_junit
 from vtgate.runner import run_check
 from vtgate.suite import load_suite
@@ -20,7 +20,7 @@ ROOT_OPTION = typer.Option(None, "--root", help="Tree whose code is under test (
 
 
 def config_error(error: SuiteError) -> typer.Exit:
-    console.print(f"[bold red]configuration error[/]: {escape(str(error))}", highlight=False)
+    problem("configuration error", str(error))
     return typer.Exit(ExitCode.USAGE)
 
 
@@ -41,13 +41,15 @@ def check(
         if root is not None and not root.is_dir():
             raise SuiteError(f"--root {root}: no such directory")
         report = run_check(loaded, root=root, select=gate or None, keyword=keyword, jobs=jobs)
+    except KeyboardInterrupt:
+        raise Interrupted("probe runs stopped; no report written") from None
     except SuiteError as error:
         if json_path:  # readers (vtbisect) get the reason in the same place as a report
             write_json(json_path, {"schema": 1, "ok": False, "exit_code": int(ExitCode.USAGE), "error": str(error),
                                    "error_kind": "config", "gates": [], "seconds": 0.0})
         raise config_error(error) from None
     if not report.gates:
-        console.print("nothing to check: no gate selected" + (f" by -k {keyword!r}" if keyword else ""), markup=False)
+        say("nothing to check: no gate selected" + (f" by -k {keyword!r}" if keyword else ""))
     else:
         render_table(report, console)
     if json_path:

@@ -14,7 +14,7 @@ from rich.table import Table
 from vtgate.app import app
 from vtgate.envdoc import EnvdocConfig, EnvdocError, EnvdocReport, run_envdoc
 from vtgate.exitcodes import ExitCode
-from vtgate.output import console, write_json
+from vtgate.output import print_table, problem, say, write_json
 
 KIND_LABEL = {
     "incomplete": "not scanned",
@@ -64,13 +64,11 @@ def envdoc(
 ) -> int:
     """Every env knob read is documented; every documented knob is read. Exit 0 clean, 1 findings, 2 config error."""
     if github and json_path == "-":
-        console.print(
-            "[bold red]usage error[/]: --github and --json - both write to stdout; give --json a file path"
-        )
+        problem("usage error", "--github and --json - both write to stdout; give --json a file path")
         return int(ExitCode.USAGE)
     base = (root or Path.cwd()).resolve()
     if not base.is_dir():
-        console.print(f"[bold red]usage error[/]: --root {root}: no such directory")
+        problem("usage error", f"--root {root}: no such directory")
         return int(ExitCode.USAGE)
     overrides: dict[str, Any] = {
         "sources": [str(Path(src).resolve()) for src in sources] if sources else None,
@@ -85,7 +83,7 @@ def envdoc(
         config = EnvdocConfig.load(base, overrides)
         report = run_envdoc(base, config)
     except EnvdocError as error:
-        console.print(f"[bold red]configuration error[/]: {error}", markup=True, highlight=False)
+        problem("configuration error", str(error))
         return int(ExitCode.USAGE)
     render(report)
     if json_path:
@@ -99,8 +97,8 @@ def render(report: EnvdocReport) -> None:
     """The findings as a table on stderr, then one summary line."""
     if report.findings:
         table = Table(show_edge=False, pad_edge=False, header_style="bold")
-        table.add_column("finding")
-        table.add_column("name")
+        table.add_column("finding", no_wrap=True)
+        table.add_column("name", no_wrap=True)  # knob names and file:line are copied: never folded or cut
         table.add_column("where", no_wrap=True)
         table.add_column("what to do", overflow="fold")
         for finding in report.findings:
@@ -110,24 +108,18 @@ def render(report: EnvdocReport) -> None:
                 finding.where,
                 finding.hint or finding.message,
             )
-        console.print(table)
+        print_table(table)
     if report.unverifiable:
         first = report.unverifiable[0]
-        console.print(
-            f"note: {len(report.unverifiable)} default(s) are computed at run time and were not compared with the doc "
-            f"(e.g. {first['name']} at {first['file']}:{first['line']}: {first['code_default']})",
-            soft_wrap=True,
-        )
+        say(f"note: {len(report.unverifiable)} default(s) are computed at run time and were not compared with the doc "
+            f"(e.g. {first['name']} at {first['file']}:{first['line']}: {first['code_default']})")
     if report.dynamic_unscoped:
         first = report.dynamic_unscoped[0]
-        console.print(
-            f"note: {len(report.dynamic_unscoped)} read(s) with a fully computed name were not checked "
-            f"(e.g. {first['file']}:{first['line']}); if such a helper reads knobs, name it with --wrapper",
-            soft_wrap=True,
-        )
+        say(f"note: {len(report.dynamic_unscoped)} read(s) with a fully computed name were not checked "
+            f"(e.g. {first['file']}:{first['line']}); if such a helper reads knobs, name it with --wrapper")
     style = "green" if report.ok else "bold red"
     verdict = "envdoc ok" if report.ok else "envdoc FAILED"
-    console.print(f"[{style}]{verdict}[/]: {report.summary}", markup=True, highlight=False, soft_wrap=True)
+    say((verdict, style), f": {report.summary}")
 
 
 def _escape_data(text: str) -> str:

@@ -11,12 +11,13 @@ from types import FrameType
 import typer
 
 from vtgate.app import app
+from vtgate.clirun import Interrupted
 from vtgate.commands.check import ROOT_OPTION, SUITE_OPTION
 from vtgate.errors import SuiteError
 from vtgate.exitcodes import ExitCode
 from vtgate.mutate import ArmsError, PatchError, run_mutate
 from vtgate.mutate.report import render, write_json_report
-from vtgate.output import console
+from vtgate.output import console, problem, say
 from vtgate.suite import load_suite
 
 
@@ -42,23 +43,21 @@ def mutate(
         loaded = load_suite(suite)
         if root is not None and not root.is_dir():
             raise SuiteError(f"--root {root}: no such directory")
-        progress = None if quiet else (lambda message: console.print(f"[dim]{message}[/]", highlight=False))
+        progress = None if quiet else (lambda message: say((message, "dim")))
         report = run_mutate(loaded, root=root, select=gate or None, keyword=keyword, only=mutation or None,
                             jobs=jobs, auto=not no_auto, progress=progress)
     except (SuiteError, PatchError) as error:
-        console.print("[bold red]configuration error[/]: ", end="")
-        console.print(str(error), markup=False, highlight=False)
+        problem("configuration error", str(error))
         return int(ExitCode.USAGE)
     except KeyboardInterrupt:
-        console.print("interrupted: probe runs stopped, temporary copies removed; your tree was not touched")
-        raise typer.Exit(130) from None
+        raise Interrupted("probe runs stopped, temporary copies removed; your tree was not touched") from None
     except ArmsError as error:
-        console.print(f"[bold magenta]error[/]: {error}", highlight=False)
+        problem("error", str(error), style="bold magenta")
         return int(ExitCode.INTERNAL)
     finally:
         signal.signal(signal.SIGTERM, previous)
     if not report.gates:
-        console.print("nothing to mutate: no gate selected" + (f" by -k {keyword!r}" if keyword else ""))
+        say("nothing to mutate: no gate selected" + (f" by -k {keyword!r}" if keyword else ""))
     else:
         render(report, console)
     if json_path:

@@ -6,33 +6,34 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from vtgate.mutate.execute import MutateReport, MutationResult
-from vtgate.output import write_json
+from vtgate.output import print_table, say, write_json
 
-CELL = {"red": "[bold red]K[/]", "green": "[green]·[/]", "error": "[bold magenta]E[/]"}
-LEGEND = ("[dim]K killed (green at baseline, red under the mutation), · survived, E error, "
+CELL = {"red": ("K", "bold red"), "green": ("·", "green"), "error": ("E", "bold magenta")}
+LEGEND = ("K killed (green at baseline, red under the mutation), · survived, E error, "
           "r red but red at baseline too (a deliberate red), ! not what the mutation expected; "
-          "own: the gate's own negative controls met[/]")
+          "own: the gate's own negative controls met")
 
 
-def _cell(result: MutationResult, gate: str) -> str:
+def _cell(result: MutationResult, gate: str) -> Text:
     actual = result.actual.get(gate)
     if actual is None:
-        return ""
+        return Text("")
     want = result.mutation.expected.get(gate)
-    text = CELL[actual] if (actual != "red" or gate in result.kills) else "[yellow]r[/]"
+    text = Text.assemble(CELL[actual] if (actual != "red" or gate in result.kills) else ("r", "yellow"))
     if want is not None and want != actual:
-        text += "[bold red]![/]"
+        text.append("!", style="bold red")
     return text
 
 
 def render(report: MutateReport, console: Console) -> None:
     if report.problem:
-        console.print(f"[bold red]cannot build the kill matrix[/]: {report.problem}")
+        say(("cannot build the kill matrix", "bold red"), f": {report.problem}", to=console)
         for name, result in report.baseline.items():
             if result.status != "green":
-                console.print(f"  {name}: {result.status}: {result.summary}", markup=False)
+                say(f"  {name}: {result.status}: {result.summary}", to=console)
         return
     columns = [r for r in report.mutations if r.mutation.origin != "control"]
     controls = [r for r in report.mutations if r.mutation.origin == "control"]
@@ -47,50 +48,50 @@ def render(report: MutateReport, console: Console) -> None:
     for spec in report.gates:
         own = [r for r in controls if spec.name in r.actual]
         met = sum(1 for r in own if r.met)
-        own_text = f"{met}/{len(own)}" if own else "-"
-        if own and met < len(own):
-            own_text = f"[bold red]{own_text}[/]"
-        name = f"[bold red]{spec.name} (vacuous)[/]" if spec.name in report.vacuous else spec.name
+        own_text = Text(f"{met}/{len(own)}" if own else "-", style="bold red" if own and met < len(own) else "")
+        name = Text(f"{spec.name} (vacuous)", style="bold red") if spec.name in report.vacuous else spec.name
         table.add_row(name, *[_cell(r, spec.name) for r in columns], own_text, str(len(kills[spec.name])))
-    console.print(table)
-    console.print(LEGEND, highlight=False)
+    print_table(table, console)
+    say((LEGEND, "dim"), to=console)
     for index, result in enumerate(columns, start=1):
-        state = "[green]met[/]" if result.met else "[bold red]UNMET[/]"
-        console.print(f"  {index:>2} {result.name} ({result.mutation.kind}) {state}: "
-                      f"kills {len(result.kills)} — {result.mutation.description}", highlight=False)
+        state = ("met", "green") if result.met else ("UNMET", "bold red")
+        say(f"  {index:>2} {result.name} ({result.mutation.kind}) ", state,
+            f": kills {len(result.kills)} — {result.mutation.description}", to=console)
         if result.mutation.patch and result.proof:
             shown = (result.proof.get("source_tree_hash") or "")[:12]
-            console.print(f"       patched copy ran source tree {shown}… "
-                          f"({'differs from' if result.proof.get('differs') else 'SAME AS'} your tree)")
+            say(f"       patched copy ran source tree {shown}… "
+                f"({'differs from' if result.proof.get('differs') else 'SAME AS'} your tree)", to=console)
         for gate, values in result.observed.items():
-            console.print(f"       {gate} measured " + ", ".join(f"{k} = {v}" for k, v in values.items()))
+            say(f"       {gate} measured " + ", ".join(f"{k} = {v}" for k, v in values.items()), to=console)
     unmet = [r for r in report.mutations if not r.met]
     if unmet:
-        console.print("\n[bold red]unmet expectations[/]:")
+        console.print()
+        say(("unmet expectations", "bold red"), ":", to=console)
         for result in unmet:
             for reason in result.unmet:
-                console.print(f"  {result.name}: {reason}", markup=False)
+                say(f"  {result.name}: {reason}", to=console)
     for gate, reasons in sorted(report.vacuous.items()):
-        console.print(f"[bold red]vacuous pin[/] {gate}: " + "; ".join(reasons), highlight=False)
+        say(("vacuous pin", "bold red"), f" {gate}: " + "; ".join(reasons), to=console)
     nothing = report.kill_nothing
     if nothing:
-        console.print("[yellow]mutations that kill nothing[/]: " + ", ".join(nothing))
+        say(("mutations that kill nothing", "yellow"), ": " + ", ".join(nothing), to=console)
     if report.errors:
-        console.print("[bold magenta]errors[/] (never counted as kills):")
+        say(("errors", "bold magenta"), " (never counted as kills):", to=console)
         for result in report.mutations:
             for gate, actual in result.actual.items():
                 if actual == "error":
-                    console.print(f"  {result.name} / {gate}: {result.results[gate].summary if gate in result.results else result.error}",
-                                  markup=False)
-    console.print(footer(report))
+                    summary = result.results[gate].summary if gate in result.results else result.error
+                    say(f"  {result.name} / {gate}: {summary}", to=console)
+    say(*footer(report), to=console)
 
 
-def footer(report: MutateReport) -> str:
+def footer(report: MutateReport) -> tuple[tuple[str, str], str]:
+    """The verdict (styled) and the counts after it, for ``say(*footer(report))``."""
     met = sum(1 for r in report.mutations if r.met)
-    verdict = "[green]ok[/]" if report.ok else "[bold red]FAILED[/]"
-    return (f"{verdict}: {len(report.gates)} gates, {len(report.mutations)} mutations ({met} met, "
-            f"{len(report.mutations) - met} unmet), {len(report.vacuous)} vacuous in {report.seconds:.1f} s; "
-            f"{report.probe_runs} probe runs for {report.probe_requests} requests ({report.shared_runs} shared)")
+    verdict = ("ok", "green") if report.ok else ("FAILED", "bold red")
+    return verdict, (f": {len(report.gates)} gates, {len(report.mutations)} mutations ({met} met, "
+                     f"{len(report.mutations) - met} unmet), {len(report.vacuous)} vacuous in {report.seconds:.1f} s; "
+                     f"{report.probe_runs} probe runs for {report.probe_requests} requests ({report.shared_runs} shared)")
 
 
 def write_json_report(report: MutateReport, destination: str) -> None:
