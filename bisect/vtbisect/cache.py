@@ -2,8 +2,9 @@
 
 A key is the sha256 of everything that defines a verdict: the candidate's *tree* id (not its commit,
 so a rebased copy of the same code hits), the reverts applied (in order), the oracle digest (the
-command argv, or the suite file and its goldens), the environment that reaches the judge, the
-repeat count, and the vtbisect version. Entries are small JSON files written atomically, so two runs
+command argv, or the suite file and its goldens), the environment that reaches the judge (engine
+knobs, search paths, locale, BLAS / OpenMP thread counts), the repeat count, and the vtbisect
+version. Entries are small JSON files written atomically, so two runs
 on one repository can share the cache without corrupting it, and an interrupted run resumes from
 what it had already judged."""
 
@@ -22,9 +23,12 @@ from vtbisect import __version__
 
 CACHE_SCHEMA = 1
 
-# Environment variables that can change a verdict: the engine's knobs and how programs are found.
+# Environment variables that can change a verdict: the engine's knobs, how programs are found, and the
+# thread counts of the BLAS / OpenMP libraries a judge may load (a different count splits a sum
+# differently, so it can change the bits of a result).
 ENV_PREFIXES = ("VT_",)
-ENV_NAMES = ("PATH", "PYTHONPATH", "PYTHONHASHSEED", "LANG", "LC_ALL")
+THREAD_NAMES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+ENV_NAMES = ("PATH", "PYTHONPATH", "PYTHONHASHSEED", "LANG", "LC_ALL", *THREAD_NAMES)
 # vtbisect's own settings (VT_BISECT_CACHE_DIR: where the cache lives) never change a verdict.
 OWN_PREFIX = "VT_BISECT_"
 
@@ -35,6 +39,12 @@ def verdict_env(env: Mapping[str, str]) -> dict[str, str]:
         k: v for k, v in sorted(env.items())
         if (k in ENV_NAMES or k.startswith(ENV_PREFIXES)) and not k.startswith(OWN_PREFIX)
     }
+
+
+def thread_env(env: Mapping[str, str]) -> dict[str, str | None]:
+    """Each BLAS / OpenMP thread-count variable and its value, None when unset (the library then
+    picks a count from the machine), for the evidence."""
+    return {name: env.get(name) for name in THREAD_NAMES}
 
 
 @dataclass(frozen=True)

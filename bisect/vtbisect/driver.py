@@ -34,7 +34,7 @@ from vtbisect.revisions import (
     deliberate_gates,
     describe,
     diffstat,
-    git,
+    merge_base,
     resolve_range,
     tree_of,
 )
@@ -540,8 +540,8 @@ class Bisection:
         if self.options.first_parent or len(info.parents) < 2 or len(culprit.candidates) > 1 or culprit.reverts:
             return culprit
         first, side = info.parents[0], info.parents[1]
-        base = git(self.rng.repo, "merge-base", first, side)
-        if base == side:
+        base = merge_base(self.rng.repo, first, side)
+        if base is None or base == side:
             return culprit
         tip = self.judge_round([Point(describe(self.rng.repo, side))], "merge")[0]
         if any(tip.verdicts.get(g) != "bad" for g in culprit.gates):

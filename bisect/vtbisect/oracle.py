@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterable
@@ -22,7 +21,8 @@ from vtgate.errors import SuiteError
 from vtgate.suite import load_suite
 
 from vtbisect.cache import file_digest
-from vtbisect.revisions import GitError, git, resolve
+from vtbisect.gitrepo import repository
+from vtbisect.revisions import resolve
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -63,24 +63,15 @@ def _checkout_io(root: Path) -> tuple[Reader, Lister]:
 
 
 def _revision_io(repo: Path, sha: str) -> tuple[Reader, Lister]:
+    history = repository(repo)
+
     def read(rel: str) -> bytes | None:
-        try:
-            return git_bytes(repo, "show", f"{sha}:{rel}")
-        except GitError:
-            return None
+        return history.read_file(sha, rel)
 
     def listing(rel: str) -> list[str]:
-        out = git(repo, "ls-tree", "-r", "--name-only", sha, "--", rel.rstrip("/") + "/", check=False)
-        return [line for line in out.splitlines() if line]
+        return history.list_files(sha, rel)
 
     return read, listing
-
-
-def git_bytes(repo: Path, *args: str) -> bytes:
-    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True)
-    if done.returncode != 0:
-        raise GitError(done.stderr.decode(errors="replace"))
-    return done.stdout
 
 
 def _toml(data: bytes, where: str) -> dict[str, Any]:

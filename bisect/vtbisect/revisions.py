@@ -1,21 +1,20 @@
 """The range: resolve ``GOOD..BAD`` in a git repository and list the candidate commits between them.
 
-Every git call is an argument list (never a shell string) run with ``git -C <repo>``. Errors are
-``RangeError`` with a message that says what is wrong and how to fix it; the CLI maps them to exit 2
-(usage) or 5 (nothing to bisect)."""
+Git is reached only through ``vtbisect.gitrepo`` (gitpython). Errors are ``RangeError`` with a
+message that says what is wrong and how to fix it; the CLI maps them to exit 2 (usage) or 5
+(nothing to bisect)."""
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from vtgate.exitcodes import ExitCode
 
+from vtbisect.gitrepo import Commit, GitError, NotARepository, repository, toplevel
 
-class GitError(RuntimeError):
-    """A git command failed; carries its argument list and stderr."""
+__all__ = ["Commit", "GitError", "Range", "RangeError"]
 
 
 class RangeError(Exception):
@@ -24,28 +23,6 @@ class RangeError(Exception):
     def __init__(self, message: str, exit_code: int = ExitCode.USAGE) -> None:
         super().__init__(message)
         self.exit_code = exit_code
-
-
-def git(repo: Path | str, *args: str, check: bool = True, input_text: str | None = None) -> str:
-    """Run ``git -C repo args...`` and return stdout (stripped of the final newline)."""
-    argv = ["git", "-C", str(repo), *args]
-    done = subprocess.run(argv, capture_output=True, text=True, input=input_text)
-    if check and done.returncode != 0:
-        raise GitError(f"{' '.join(argv)} failed ({done.returncode}): {done.stderr.strip()}")
-    return done.stdout.rstrip("\n")
-
-
-def git_ok(repo: Path | str, *args: str) -> bool:
-    argv = ["git", "-C", str(repo), *args]
-    return subprocess.run(argv, capture_output=True).returncode == 0
-
-
-@dataclass(frozen=True)
-class Commit:
-    sha: str
-    subject: str
-    parents: tuple[str, ...]
-    tree: str = ""
 
 
 @dataclass(frozen=True)
@@ -61,6 +38,11 @@ class Range:
     first_parent: bool
     pathspec: tuple[str, ...]
 
+    @property
+    def pinned_spec(self) -> str:
+        """``GOOD..BAD`` as full commit ids: still this range after new commits land on a branch."""
+        return f"{self.good.sha}..{self.bad.sha}"
+
     def index_of(self, sha: str) -> int:
         for i, commit in enumerate(self.candidates):
             if commit.sha == sha:
@@ -71,27 +53,29 @@ class Range:
 def repository_root(path: Path | str) -> Path:
     """The top of the working tree containing ``path``; RangeError when it is not in a git repo."""
     try:
-        top = git(path, "rev-parse", "--show-toplevel")
-    except (GitError, FileNotFoundError, NotADirectoryError) as error:
+        return toplevel(path)
+    except NotARepository as error:
         raise RangeError(
             f"{path} is not inside a git repository: run vtbisect from a clone (or pass --repo DIR)"
         ) from error
-    return Path(top)
 
 
 def git_common_dir(repo: Path) -> Path:
-    common = Path(git(repo, "rev-parse", "--git-common-dir"))
-    return common if common.is_absolute() else (repo / common).resolve()
+    return repository(repo).common_dir()
 
 
 def resolve(repo: Path, rev: str, role: str) -> str:
-    """Full sha of ``rev`` as a commit; RangeError naming ``role`` (GOOD/BAD) when unknown."""
+    """Full 40-hex id of ``rev`` as a commit; RangeError naming ``role`` (GOOD/BAD) when unknown."""
     if not rev or rev.startswith("-"):
         raise RangeError(f"{role} revision {rev!r} is not a revision name")
-    out = git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}", check=False)
-    if not out:
-        raise RangeError(f"unknown {role} revision {rev!r}: `git rev-parse {rev}` finds no commit in {repo}")
-    return out.strip()
+    sha = repository(repo).resolve_commit(rev)
+    if sha is None:
+        raise RangeError(
+            f"unknown {role} revision {rev!r}: `git rev-parse {rev}` finds no commit in {repo}; fix: name a "
+            "commit, branch or tag of this repository (git log --oneline, git tag, git branch -a), or fetch "
+            "it first if it only exists on a remote"
+        )
+    return sha
 
 
 def describe(repo: Path, sha: str) -> Commit:
@@ -118,58 +102,73 @@ def resolve_range(
     bad = resolve(repo, bad_rev, "BAD")
     if good == bad:
         raise RangeError(f"empty range {spec}: GOOD and BAD are the same commit", ExitCode.NOTHING)
-    if not git_ok(repo, "merge-base", "--is-ancestor", good, bad):
-        if git_ok(repo, "merge-base", "--is-ancestor", bad, good):
+    history = repository(repo)
+    if not history.is_ancestor(good, bad):
+        if history.is_ancestor(bad, good):
             hint = "they look swapped: BAD is an ancestor of GOOD; try " + f"{bad_rev}..{good_rev}"
         else:
             hint = "they are on diverged branches; pick a GOOD that BAD descends from (git merge-base)"
         raise RangeError(f"GOOD {good_rev} ({good[:10]}) is not an ancestor of BAD {bad_rev} ({bad[:10]}): {hint}")
     # The search walks the first-parent chain, along which "bad" is monotone even in a merge-heavy
     # history; a culprit that is a merge is then opened up by the driver (unless --first-parent).
-    args = ["rev-list", "--first-parent", "--reverse", f"{good}..{bad}"]
-    if pathspec:
-        args += ["--", *pathspec]
-    shas = git(repo, *args).split()
-    if bad not in shas:
-        shas.append(bad)
-    candidates = tuple(describe_many(repo, shas))
+    chain = history.first_parent_chain(good, bad, pathspec)
+    good_commit, bad_commit = history.commits([good, bad])
+    if bad not in [commit.sha for commit in chain]:
+        chain.append(bad_commit)
     return Range(
         repo=repo,
         spec=spec,
-        good=describe(repo, good),
-        bad=describe(repo, bad),
-        candidates=candidates,
+        good=good_commit,
+        bad=bad_commit,
+        candidates=tuple(chain),
         first_parent=first_parent,
         pathspec=tuple(pathspec),
     )
 
 
 def describe_many(repo: Path, shas: Sequence[str]) -> list[Commit]:
-    if not shas:
-        return []
-    out = git(repo, "show", "-s", "--no-walk=unsorted", "--format=%H%x00%T%x00%P%x00%s%x1e", *shas)
-    commits = {}
-    for record in out.split("\x1e"):
-        record = record.strip("\n")
-        if not record:
-            continue
-        full, tree, parents, subject = record.split("\0", 3)
-        commits[full] = Commit(sha=full, subject=subject, parents=tuple(parents.split()), tree=tree)
-    return [commits[s] for s in shas]
+    return repository(repo).commits(shas) if shas else []
 
 
 def tree_of(repo: Path, sha: str) -> str:
-    return git(repo, "rev-parse", f"{sha}^{{tree}}")
+    return repository(repo).tree_of(sha)
 
 
 def deliberate_gates(repo: Path, sha: str) -> set[str]:
     """Gates named by ``Deliberate-Red:`` trailers in the commit message (comma/space separated)."""
-    out = git(repo, "show", "-s", "--format=%(trailers:key=Deliberate-Red,valueonly)", sha)
+    out = repository(repo).trailer_values(sha, "Deliberate-Red")
     return {part for part in out.replace(",", " ").split() if part}
 
 
 def diffstat(repo: Path, sha: str) -> str:
-    return git(repo, "show", "--stat", "--format=", "--no-color", sha).strip()
+    return repository(repo).diffstat(sha)
+
+
+def merge_base(repo: Path, first: str, second: str) -> str | None:
+    return repository(repo).merge_base(first, second)
+
+
+def has_local_changes(repo: Path) -> bool:
+    return repository(repo).has_local_changes()
+
+
+def pinned_argv(argv: Sequence[str], rng: Range, suite_from: str | None = None) -> list[str]:
+    """``argv`` (vtbisect's own arguments) with the range, and ``--suite-from REV``'s revision, replaced
+    by full commit ids, so that running it again bisects the same commits whatever the branches
+    and tags named have moved to since."""
+    pinned = list(argv)
+    if rng.spec in pinned:
+        pinned[pinned.index(rng.spec)] = rng.pinned_spec
+    if suite_from:
+        sha = resolve(rng.repo, suite_from, "--suite-from")
+        for i, arg in enumerate(pinned):
+            if arg == "--suite-from" and i + 1 < len(pinned) and pinned[i + 1] == suite_from:
+                pinned[i + 1] = sha
+                break
+            if arg == f"--suite-from={suite_from}":
+                pinned[i] = f"--suite-from={sha}"
+                break
+    return pinned
 
 
 def parent_for(rng: Range, index: int) -> str:

@@ -6,13 +6,13 @@ moved between candidates with a forced detached checkout plus ``git clean -ffdx`
 exactly at the candidate and clean before anything runs there (the command-mode stale-artifact
 guard). Reverts for masked culprits are applied inside the worktree with ``git revert --no-commit``.
 ``WorktreePool.close`` removes every worktree and runs ``git worktree prune``; callers reach it on
-every exit path (try/finally, including KeyboardInterrupt and SIGTERM, see ``signals``)."""
+every exit path (try/finally, including KeyboardInterrupt and SIGTERM, see ``signals``). Every git
+step goes through ``vtbisect.gitrepo``."""
 
 from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import threading
 import uuid
 from collections.abc import Iterator, Sequence
@@ -22,7 +22,7 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from vtbisect.revisions import GitError, git
+from vtbisect.gitrepo import GitError, GitRepo, repository
 
 
 class StaleWorktreeError(RuntimeError):
@@ -57,6 +57,7 @@ class WorktreePool:
         self._git_lock = FileLock(str(cache_dir / "git.lock"))
         self._free = [self.root / f"{self.run_id}-{slot}" for slot in range(slots)]
         self._created: list[Path] = []
+        self._opened: dict[Path, GitRepo] = {}
         self._cond = threading.Condition()
 
     @contextmanager
@@ -72,31 +73,34 @@ class WorktreePool:
                 self._free.append(path)
                 self._cond.notify()
 
+    def _worktree(self, path: Path) -> GitRepo:
+        if path not in self._opened:
+            self._opened[path] = GitRepo(path)
+        return self._opened[path]
+
     def prepare(self, path: Path, commit: str, reverts: Sequence[str] = ()) -> Prepared:
         """Put the worktree at ``path`` exactly at ``commit`` (clean, detached), then apply reverts."""
         if not (path / ".git").exists():
             with self._git_lock:
-                git(self.repo, "worktree", "add", "--detach", "--force", str(path), commit)
+                repository(self.repo).add_worktree(path, commit)
                 self._created.append(path)
+            worktree = self._worktree(path)
         else:
-            git(path, "checkout", "--detach", "--force", "--quiet", commit)
-        git(path, "clean", "-ffdxq")
-        self.verify_clean_at(path, commit)
+            worktree = self._worktree(path)
+            worktree.checkout_detached(commit)
+        worktree.clean_everything()
+        self.verify_clean_at(worktree, commit)
         for culprit in reverts:
-            argv = ["git", "-C", str(path), "revert", "--no-commit", "--no-edit", culprit]
-            done = subprocess.run(argv, capture_output=True, text=True)
-            if done.returncode != 0 or git(path, "ls-files", "--unmerged"):
-                detail = (done.stderr or done.stdout).strip().splitlines()
-                detail = detail[0] if detail else "unmerged paths"
-                git(path, "revert", "--abort", check=False)
-                git(path, "reset", "--hard", "--quiet", commit)
-                raise RevertConflict(culprit, detail)
+            conflict = worktree.revert_without_commit(culprit, commit)
+            if conflict is not None:
+                raise RevertConflict(culprit, conflict)
         return Prepared(path=path, commit=commit, reverts=tuple(reverts))
 
     @staticmethod
-    def verify_clean_at(path: Path, commit: str) -> None:
+    def verify_clean_at(worktree: GitRepo, commit: str) -> None:
         """One ``git status``: HEAD must be the candidate and nothing modified, untracked or ignored."""
-        lines = git(path, "status", "--porcelain=v2", "--branch", "--ignored", "--untracked-files=all").splitlines()
+        path = worktree.path
+        lines = worktree.status_lines()
         head = next((line.split()[2] for line in lines if line.startswith("# branch.oid ")), "")
         if head != commit:
             raise StaleWorktreeError(f"worktree {path} is at {head[:10]}, not the candidate {commit[:10]}")
@@ -107,12 +111,16 @@ class WorktreePool:
     def close(self) -> None:
         """Remove every worktree this run created and prune git's records of them. Idempotent."""
         with self._git_lock:
+            for worktree in self._opened.values():
+                worktree.close()
+            self._opened.clear()
+            repo = repository(self.repo)
             for path in self._created:
                 try:
-                    git(self.repo, "worktree", "remove", "--force", "--force", str(path))
+                    repo.remove_worktree(path)
                 except GitError:
                     shutil.rmtree(path, ignore_errors=True)
             self._created.clear()
             for path in self.root.glob(f"{self.run_id}-*"):
                 shutil.rmtree(path, ignore_errors=True)
-            git(self.repo, "worktree", "prune", check=False)
+            repo.prune_worktrees()

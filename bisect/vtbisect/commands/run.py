@@ -25,15 +25,16 @@ from vtgate.exitcodes import ExitCode
 from vtgate.output import console, problem, say, write_json
 
 from vtbisect.app import app
-from vtbisect.cache import VerdictCache, default_cache_dir, verdict_env
+from vtbisect.cache import VerdictCache, default_cache_dir, thread_env, verdict_env
 from vtbisect.driver import BisectError, Bisection, Options, Outcome
 from vtbisect.report import ProgressHandler, outcome_record, summary_lines, write_evidence
 from vtbisect.revisions import (
     GitError,
     Range,
     RangeError,
-    git,
     git_common_dir,
+    has_local_changes,
+    pinned_argv,
     repository_root,
     resolve_range,
 )
@@ -47,7 +48,7 @@ def fail(message: str, code: int) -> typer.Exit:
 
 
 def _dirty_note(repo: Path) -> None:
-    if git(repo, "status", "--porcelain", check=False):
+    if has_local_changes(repo):
         say(("your working tree has uncommitted changes: fine, vtbisect never touches it "
              "(every step runs in its own worktree)", "dim"))
 
@@ -87,9 +88,13 @@ def _build_runner(
     return runner, list(rest), True
 
 
-def _recipe(argv: list[str], runner: Runner, env: dict[str, str], cache_dir: Path, repo: Path) -> dict[str, Any]:
+def _recipe(argv: list[str], runner: Runner, env: dict[str, str], cache_dir: Path, repo: Path,
+            rng: Range) -> dict[str, Any]:
+    """How to reproduce the run; ``argv`` already names the range by full commit ids (``pinned_argv``)."""
     gate_mode = isinstance(runner, GateRunner)
     return {
+        "range": rng.pinned_spec,
+        "range_as_given": rng.spec,
         "mode": "gate" if gate_mode else "command",
         "suite": str(runner.suite) if gate_mode else None,
         "digest": runner.digest if gate_mode else None,
@@ -97,6 +102,7 @@ def _recipe(argv: list[str], runner: Runner, env: dict[str, str], cache_dir: Pat
         "argv": runner.recipe(),
         "cwd": "<worktree of the candidate>",
         "env": verdict_env(env),
+        "threads": thread_env(env),
         "reproduce": "cd " + shlex.quote(str(repo)) + " && " + shlex.join(["vtbisect", *argv]),
         "cache_dir": str(cache_dir),
         "gates": list(runner.gates),
@@ -152,7 +158,7 @@ def run_command(
         f"({rng.good.sha[:10]}..{rng.bad.sha[:10]}), -j {jobs}"
         + (f", repeat {repeat}" if repeat > 1 else "") + (", cache off" if no_cache else ""))
     outcome = _bisect(repo, cache, rng, runner, options, env, no_cache, quiet)
-    recipe = _recipe(argv, runner, env, cache, repo)
+    recipe = _recipe(pinned_argv(argv, rng, suite_from), runner, env, cache, repo, rng)
     _report(outcome, recipe, json_out, evidence)
     if not fail_on_culprit:
         return ExitCode.OK
