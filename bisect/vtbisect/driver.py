@@ -38,7 +38,7 @@ from vtbisect.revisions import (
     resolve_range,
     tree_of,
 )
-from vtbisect.runners import COMMAND_GATE, Judgement, Runner
+from vtbisect.judges import COMMAND_GATE, Judgement, Runner
 from vtbisect.search import MultiGateSearch, SearchOutcome, Verdict, flake_rate, majority
 from vtbisect.worktrees import RevertConflict, WorktreePool
 

@@ -66,7 +66,7 @@ class ProbeResult:
 
 def _argv(key: ProbeKey) -> list[str]:
     if key.probe.callable is not None:
-        return [sys.executable, "-m", "vtgate.probe_runner", key.probe.callable, "--args", key.args_json]
+        return [sys.executable, "-m", "vtgate.probe_entry", key.probe.callable, "--args", key.args_json]
     return list(key.probe.cmd or ())
 
 

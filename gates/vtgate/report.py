@@ -16,7 +16,7 @@ from rich.text import Text
 
 from vtgate.goldens import display_path
 from vtgate.output import atomic_write_text, write_json
-from vtgate.runner import CheckReport, GateResult
+from vtgate.checkrun import CheckReport, GateResult
 
 STYLES = {
     "green": "green", "red": "bold red", "error": "bold magenta",

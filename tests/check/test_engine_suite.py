@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from vtgate.records import Suite
-from vtgate.runner import CheckReport, run_check
+from vtgate.checkrun import CheckReport, run_check
 from vtgate.suite import load_suite
 
 REPO = Path(__file__).resolve().parents[2]

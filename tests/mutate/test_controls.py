@@ -7,7 +7,7 @@ from pathlib import Path
 
 from vtgate.mutate.controls import apply_change, controls_for
 from vtgate.records import GateSpec, ProbeRef
-from vtgate.runner import evaluate_gate
+from vtgate.checkrun import evaluate_gate
 
 
 def _spec(kind: str, **options: object) -> GateSpec:

@@ -17,7 +17,7 @@ from vtgate.mutate.copies import patched_files
 from vtgate.mutate.execute import plan_run
 from vtgate.probes import ProbeKey
 from vtgate.records import Suite
-from vtgate.runner import resolve_pin
+from vtgate.checkrun import resolve_pin
 from vtgate.suite import load_suite
 
 REPO = Path(__file__).resolve().parents[2]

@@ -36,7 +36,7 @@ from vtbisect.revisions import (
     repository_root,
     resolve_range,
 )
-from vtbisect.runners import CommandRunner, GateRunner, JudgeAbort, Runner, kill_children
+from vtbisect.judges import CommandRunner, GateRunner, JudgeAbort, Runner, kill_children
 from vtbisect.session import terminate_as_interrupt, worktree_session
 
 

@@ -16,7 +16,7 @@ from vtgate.exitcodes import ExitCode
 from vtgate.goldens import blessed, display_path, load_golden, provenance, write_golden
 from vtgate.kinds import get_kind
 from vtgate.output import console
-from vtgate.runner import measure
+from vtgate.checkrun import measure
 from vtgate.suite import load_suite, select_gates
 
 

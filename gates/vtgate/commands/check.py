@@ -12,7 +12,7 @@ from vtgate.errors import SuiteError
 from vtgate.exitcodes import ExitCode
 from vtgate.output import console, write_json
 from vtgate.report import render_table, write_github, write_json_report, write_junit
-from vtgate.runner import run_check
+from vtgate.checkrun import run_check
 from vtgate.suite import load_suite
 
 SUITE_OPTION = typer.Option(None, "--suite", help="Suite TOML (default: vtgate.toml or [tool.vtgate] in pyproject.toml).")
