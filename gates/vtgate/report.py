@@ -14,9 +14,9 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from vtgate.checkrun import CheckReport, GateResult
 from vtgate.goldens import display_path
 from vtgate.output import atomic_write_text, write_json
-from vtgate.checkrun import CheckReport, GateResult
 
 STYLES = {
     "green": "green", "red": "bold red", "error": "bold magenta",

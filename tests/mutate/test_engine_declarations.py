@@ -11,13 +11,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from vtgate.checkrun import resolve_pin
 from vtgate.mutate import load_declarations
 from vtgate.mutate.controls import compile_pin_op
 from vtgate.mutate.copies import patched_files
 from vtgate.mutate.execute import plan_run
 from vtgate.probes import ProbeKey
 from vtgate.records import Suite
-from vtgate.checkrun import resolve_pin
 from vtgate.suite import load_suite
 
 REPO = Path(__file__).resolve().parents[2]

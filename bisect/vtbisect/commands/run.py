@@ -26,6 +26,7 @@ from vtgate.output import console, write_json
 from vtbisect.app import app
 from vtbisect.cache import VerdictCache, default_cache_dir, verdict_env
 from vtbisect.driver import BisectError, Bisection, Options, Outcome
+from vtbisect.judges import CommandRunner, GateRunner, JudgeAbort, Runner, kill_children
 from vtbisect.report import ProgressHandler, outcome_record, summary_lines, write_evidence
 from vtbisect.revisions import (
     GitError,
@@ -36,7 +37,6 @@ from vtbisect.revisions import (
     repository_root,
     resolve_range,
 )
-from vtbisect.judges import CommandRunner, GateRunner, JudgeAbort, Runner, kill_children
 from vtbisect.session import terminate_as_interrupt, worktree_session
 
 

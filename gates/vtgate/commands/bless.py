@@ -10,13 +10,13 @@ import typer
 from rich.markup import escape
 
 from vtgate.app import app
+from vtgate.checkrun import measure
 from vtgate.commands.check import ROOT_OPTION, SUITE_OPTION, config_error
 from vtgate.errors import GateError, SuiteError
 from vtgate.exitcodes import ExitCode
 from vtgate.goldens import blessed, display_path, load_golden, provenance, write_golden
 from vtgate.kinds import get_kind
 from vtgate.output import console
-from vtgate.checkrun import measure
 from vtgate.suite import load_suite, select_gates
 
 

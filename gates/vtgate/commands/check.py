@@ -8,11 +8,11 @@ import typer
 from rich.markup import escape
 
 from vtgate.app import app
+from vtgate.checkrun import run_check
 from vtgate.errors import SuiteError
 from vtgate.exitcodes import ExitCode
 from vtgate.output import console, write_json
 from vtgate.report import render_table, write_github, write_json_report, write_junit
-from vtgate.checkrun import run_check
 from vtgate.suite import load_suite
 
 SUITE_OPTION = typer.Option(None, "--suite", help="Suite TOML (default: vtgate.toml or [tool.vtgate] in pyproject.toml).")

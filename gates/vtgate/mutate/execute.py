@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 import psutil
 
+from vtgate.checkrun import GateResult, evaluate_gate, resolve_pin
 from vtgate.errors import GateError, SuiteError
 from vtgate.exitcodes import ExitCode
 from vtgate.kinds import get_kind
@@ -32,7 +33,6 @@ from vtgate.mutate.copies import Scratch, patched_files
 from vtgate.mutate.spec import ANY_GATE, ArmsSource, Mutation, load_declarations
 from vtgate.probes import ProbeKey, ProbeResult, check_stale, run_one
 from vtgate.records import GateSpec, ProbeRef, ProbeRequest, Suite
-from vtgate.checkrun import GateResult, evaluate_gate, resolve_pin
 from vtgate.suite import select_gates
 from vtgate.treehash import source_tree_hash
 
