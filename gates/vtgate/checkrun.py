@@ -1,12 +1,16 @@
-"""The check itself, as an in-process API (the CLI is a thin layer over ``run_check``): select gates,
-load their pins, collect the probe runs their kinds request, run each distinct run once, apply the
-stale guard, let each kind judge, and map deliberate reds. Observations stay on the report, per gate,
-so vtgate mutate can re-judge perturbed pins (``evaluate_gate``) without re-running probes."""
+"""The probe layer's planning and judging half, and the check as an in-process API (the CLI is a thin
+layer over ``run_check``). One path for vtgate check, bless and mutate: ``plan_check`` turns gates
+into requests on the shared runs (``vtgate.probes.SharedRuns``) and records the tree's hash,
+``collect_runs`` waits for them and applies the stale guard (the observation ran this tree's code, and
+the tree did not change while the probes ran), ``assemble_gate`` makes a failed run an error and lets
+the kind judge the rest, mapping deliberate reds. Observations stay on the report, per gate, so
+vtgate mutate can re-judge perturbed pins (``evaluate_gate``) without re-running probes."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -16,14 +20,16 @@ from vtgate.exitcodes import ExitCode
 from vtgate.goldens import golden_files, load_golden
 from vtgate.kinds import get_kind
 from vtgate.probes import (
+    AmbientEnv,
     ProbeKey,
     ProbeResult,
+    Progress,
+    SharedRuns,
     changed_during_run,
     check_stale,
     expected_tree_hash,
-    run_probes,
 )
-from vtgate.records import Cases, GateSpec, Suite, Verdict
+from vtgate.records import Cases, GateSpec, ProbeRef, ProbeRequest, Suite, Verdict
 from vtgate.suite import select_gates
 
 Status = Literal["green", "red", "error", "deliberate-red", "unexpected-green"]
@@ -46,6 +52,7 @@ class GateResult:
     pin: Mapping[str, Any] | None = None
     observations: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     runs: Mapping[str, ProbeKey] = field(default_factory=dict)
+    ambient_env: Mapping[str, str] = field(default_factory=dict)  # knobs of the caller's shell its runs saw
 
     @property
     def name(self) -> str:
@@ -72,6 +79,7 @@ class GateResult:
             "error": self.error,
             "error_kind": self.error_kind,
             "env": dict(self.spec.env),
+            "ambient_env": dict(self.ambient_env),
             "deliberate_red": {"issue": deliberate.issue, "reason": deliberate.reason} if deliberate else None,
             "golden": str(self.spec.golden) if self.spec.golden else None,
             "line": self.spec.line,
@@ -87,6 +95,15 @@ class CheckReport:
     probe_requests: int
     probe_runs: int
     unused_goldens: tuple[Path, ...] = ()
+    ambient: AmbientEnv = field(default_factory=lambda: AmbientEnv({}))
+
+    @property
+    def ambient_env(self) -> dict[str, str]:
+        """The ambient knobs that reached at least one probe run (name -> value)."""
+        found: dict[str, str] = {}
+        for result in self.gates:
+            found.update(result.ambient_env)
+        return dict(sorted(found.items()))
 
     @property
     def ok(self) -> bool:
@@ -127,6 +144,8 @@ class CheckReport:
             "gates": [g.to_json() for g in self.gates],
             "probe_runs": {"requested": self.probe_requests, "run": self.probe_runs, "shared": self.shared_runs},
             "unused_goldens": [str(p) for p in self.unused_goldens],
+            "ambient_env": self.ambient_env,
+            "isolate_env": self.ambient.isolated,
             "seconds": round(self.seconds, 3),
         }
 
@@ -160,6 +179,7 @@ def evaluate_gate(
     observations: Mapping[str, Mapping[str, Any]],
     seconds: float = 0.0,
     runs: Mapping[str, ProbeKey] | None = None,
+    ambient_env: Mapping[str, str] | None = None,
 ) -> GateResult:
     """Judge one gate from observations already in hand (pure; used by run_check and vtgate mutate)."""
     kind = get_kind(spec.kind)
@@ -167,59 +187,170 @@ def evaluate_gate(
         verdict = kind.evaluate(spec, pin, observations)
     except GateError as error:
         return GateResult(spec, "error", error.message, seconds, None, error.message, error.kind, pin,
-                          observations, runs or {})
+                          observations, runs or {}, ambient_env or {})
     status, summary = apply_deliberate(spec, verdict)
-    return GateResult(spec, status, summary, seconds, verdict, None, None, pin, observations, runs or {})
+    return GateResult(spec, status, summary, seconds, verdict, None, None, pin, observations, runs or {},
+                      ambient_env or {})
 
 
-def _error(spec: GateSpec, error: GateError, seconds: float = 0.0, pin: Mapping[str, Any] | None = None,
-           runs: Mapping[str, ProbeKey] | None = None) -> GateResult:
-    return GateResult(spec, "error", error.message, seconds, None, error.message, error.kind, pin, {}, runs or {})
+def gate_error(spec: GateSpec, error: GateError, pin: Mapping[str, Any] | None = None) -> GateResult:
+    """A gate that could not be judged before any run (its pin, the tree under test)."""
+    return GateResult(spec, "error", error.message, 0.0, None, error.message, error.kind, pin)
+
+
+# Probes whose observation cannot depend on the environment: the env-doc checker reads source files.
+# Under extra env (a vtgate mutate env mutation) their run is the plain one (shared), not a rerun.
+ENV_BLIND_PROBES = frozenset({ProbeRef(callable="vtgate.kinds.envdoc:observe")})
+
+
+def suite_knobs(suite: Suite) -> frozenset[str]:
+    """Every variable the suite names: gate env pins and the knobs gates sweep or compare."""
+    return frozenset(name for spec in suite.gates for request in get_kind(spec.kind).requests(spec)
+                     for name in request.env)
+
+
+def resolve_pins(specs: Sequence[GateSpec], suite: Suite,
+                 overrides: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Mapping[str, Any] | GateError]:
+    """Each gate's pin (``overrides`` first: vtgate mutate's perturbed pins), or why it cannot be loaded."""
+    pins: dict[str, Mapping[str, Any] | GateError] = {}
+    for spec in specs:
+        try:
+            pins[spec.name] = overrides[spec.name] if overrides and spec.name in overrides else resolve_pin(spec, suite.root)
+        except GateError as error:
+            pins[spec.name] = error
+    return pins
 
 
 @dataclass(frozen=True)
-class Measurement:
-    """Probe results per gate (label -> result), and how many runs were requested vs actually run."""
+class PlannedCheck:
+    """The runs of one check (vtgate check, bless, mutate's baseline or one run mutation) requested
+    on the shared runs and not yet collected. ``tree_hash`` is the tree's hash when planned; a gate
+    absent from ``runs`` did not run, for ``skipped[gate]``'s reason."""
 
-    results: Mapping[str, Mapping[str, ProbeResult]]
-    keys: Mapping[str, Mapping[str, ProbeKey]]
-    requested: int
-    run: int
+    root: Path
+    tree_hash: str | None
+    runs: Mapping[str, tuple[tuple[ProbeRequest, ProbeKey, Future[ProbeResult]], ...]]
+    skipped: Mapping[str, GateError]
 
 
-def measure(
-    specs: Sequence[GateSpec],
-    suite: Suite,
-    *,
-    root: Path,
-    jobs: int | None = None,
-    extra_env: Mapping[str, str] | None = None,
-) -> Measurement:
-    """Run every probe the gates need, each distinct run once; stale guard applied."""
-    keys: dict[str, dict[str, ProbeKey]] = {}
-    timeouts: dict[ProbeKey, float] = {}
-    requested = 0
+def plan_check(specs: Sequence[GateSpec], suite: Suite, root: Path, shared: SharedRuns, *,
+               pins: Mapping[str, Mapping[str, Any] | GateError] | None = None,
+               extra_env: Mapping[str, str] | None = None) -> PlannedCheck:
+    """Request every run the gates need (a gate whose pin failed to load runs nothing)."""
+    settings = suite.settings
+    tree_problem = None
+    if settings.source_tree and not (root / settings.source_tree).is_dir():
+        tree_problem = GateError(f"[suite] source_tree = '{settings.source_tree}' does not exist under {root}; "
+                                 "is --root the right tree?", "config")
+    tree_hash = None if tree_problem else expected_tree_hash(root, settings)
+    runs: dict[str, tuple[tuple[ProbeRequest, ProbeKey, Future[ProbeResult]], ...]] = {}
+    skipped: dict[str, GateError] = {}
     for spec in specs:
-        keys[spec.name] = {}
-        for request in get_kind(spec.kind).requests(spec):
-            key = ProbeKey.of(request, root, extra_env)
-            keys[spec.name][request.label] = key
-            timeouts[key] = max(timeouts.get(key, 0.0), spec.timeout)
-            requested += 1
-    before = expected_tree_hash(root, suite.settings)
-    results = run_probes(list(timeouts), root, suite.settings, timeouts=timeouts, jobs=jobs)
-    expected = expected_tree_hash(root, suite.settings)
-    if before != expected:
-        results = {key: changed_during_run(result, suite.settings.source_tree) for key, result in results.items()}
-    stale_free = {
-        spec.name: {
-            label: (check_stale(results[key], expected, suite.settings.source_tree) if request.check_stale else results[key])
-            for request in get_kind(spec.kind).requests(spec)
-            for label, key in [(request.label, keys[spec.name][request.label])]
-        }
-        for spec in specs
-    }
-    return Measurement(stale_free, keys, requested, len(results))
+        requests = get_kind(spec.kind).requests(spec)
+        pin = pins.get(spec.name) if pins is not None else None
+        if tree_problem is not None and requests[0].check_stale:
+            skipped[spec.name] = tree_problem
+            continue
+        if isinstance(pin, GateError):
+            skipped[spec.name] = pin
+            continue
+        planned = []
+        for request in requests:
+            key = ProbeKey.of(request, root, None if request.probe in ENV_BLIND_PROBES else extra_env)
+            planned.append((request, key, shared.request(key, spec.timeout, spec.name)))
+        runs[spec.name] = tuple(planned)
+    return PlannedCheck(root, tree_hash, runs, skipped)
+
+
+@dataclass(frozen=True)
+class GateRuns:
+    """One gate's finished runs, stale guard applied: label -> result and label -> shared run key."""
+
+    spec: GateSpec
+    results: Mapping[str, ProbeResult]
+    keys: Mapping[str, ProbeKey]
+    ambient_env: Mapping[str, str]
+
+    @property
+    def seconds(self) -> float:
+        return max((r.seconds for r in self.results.values()), default=0.0)
+
+    @property
+    def observations(self) -> dict[str, Mapping[str, Any]]:
+        return {label: r.observation for label, r in self.results.items() if r.observation is not None}
+
+    def first_error(self) -> GateError | None:
+        """The first failed run as a gate error (``[run LABEL]`` appended for non-baseline runs)."""
+        for label, result in self.results.items():
+            if result.error is not None:
+                where = "" if label == "baseline" else f" [run {label}]"
+                return GateError(f"{result.error}{where}", result.error_kind or "probe")
+        return None
+
+
+def collect_runs(planned: PlannedCheck, suite: Suite, ambient: AmbientEnv) -> dict[str, GateRuns]:
+    """Wait for a planned check's runs and guard them: an observation must prove it ran this tree's
+    code, and if the tree's hash moved while the runs went, none of them is trusted."""
+    finished = {name: [(request, key, future.result()) for request, key, future in runs]
+                for name, runs in planned.runs.items()}
+    source_tree = suite.settings.source_tree
+    changed = planned.tree_hash is not None and expected_tree_hash(planned.root, suite.settings) != planned.tree_hash
+    gates: dict[str, GateRuns] = {}
+    for name, runs in finished.items():
+        results: dict[str, ProbeResult] = {}
+        keys: dict[str, ProbeKey] = {}
+        reached: dict[str, str] = {}
+        for request, key, result in runs:
+            if changed:
+                result = changed_during_run(result, source_tree)
+            elif request.check_stale:
+                result = check_stale(result, planned.tree_hash, source_tree)
+            results[request.label], keys[request.label] = result, key
+            reached.update(ambient.reaching(key))
+        gates[name] = GateRuns(suite.gate(name), results, keys, dict(sorted(reached.items())))
+    return gates
+
+
+def assemble_gate(runs: GateRuns, pin: Mapping[str, Any]) -> GateResult:
+    """The one gate assembly: a failed run makes the gate an error, else its kind judges."""
+    error = runs.first_error()
+    if error is not None:
+        return GateResult(runs.spec, "error", error.message, runs.seconds, None, error.message, error.kind, pin,
+                          {}, runs.keys, runs.ambient_env)
+    return evaluate_gate(runs.spec, pin, runs.observations, runs.seconds, runs.keys, runs.ambient_env)
+
+
+def judge_check(planned: PlannedCheck, specs: Sequence[GateSpec], suite: Suite, shared: SharedRuns,
+                pins: Mapping[str, Mapping[str, Any] | GateError]) -> dict[str, GateResult]:
+    """Every selected gate of a planned check, judged (in ``specs`` order)."""
+    collected = collect_runs(planned, suite, shared.ambient)
+    results: dict[str, GateResult] = {}
+    for spec in specs:
+        if spec.name in collected:
+            pin = pins[spec.name]
+            assert not isinstance(pin, GateError)
+            results[spec.name] = assemble_gate(collected[spec.name], pin)
+        else:
+            results[spec.name] = gate_error(spec, planned.skipped.get(spec.name) or GateError("not run", "config"))
+    return results
+
+
+def shared_runs(suite: Suite, *, jobs: int | None = None, isolate_env: bool | None = None,
+                progress: Progress | None = None) -> SharedRuns:
+    """The shared runs of one command, with the suite's ambient-knob policy (``isolate_env`` None:
+    the suite's ``[suite] isolate_env``)."""
+    isolated = suite.settings.isolate_env if isolate_env is None else isolate_env
+    ambient = AmbientEnv.of(suite.settings, suite_knobs(suite), isolated=isolated)
+    return SharedRuns(suite.settings, jobs, ambient=ambient, progress=progress)
+
+
+def measure_gates(specs: Sequence[GateSpec], suite: Suite, *, root: Path, jobs: int | None = None,
+                  isolate_env: bool | None = None, progress: Progress | None = None) -> dict[str, GateRuns | GateError]:
+    """Run the gates' probes and return their guarded runs unjudged (vtgate bless measures new pins)."""
+    with shared_runs(suite, jobs=jobs, isolate_env=isolate_env, progress=progress) as shared:
+        planned = plan_check(specs, suite, root, shared)
+        collected = collect_runs(planned, suite, shared.ambient)
+    return {spec.name: collected.get(spec.name) or planned.skipped[spec.name] for spec in specs}
 
 
 def run_check(
@@ -231,50 +362,26 @@ def run_check(
     jobs: int | None = None,
     extra_env: Mapping[str, str] | None = None,
     pins: Mapping[str, Mapping[str, Any]] | None = None,
+    isolate_env: bool | None = None,
+    progress: Progress | None = None,
 ) -> CheckReport:
     """Check ``suite`` against the code under ``root`` (default: the suite's project).
 
     ``select``/``keyword`` pick gates like ``--gate``/``-k``; ``extra_env`` is set for every probe run
     under the gates' own pins (vtgate mutate's env mutations); ``pins`` replaces the stored pin of the
-    named gates (vtgate mutate's pin perturbations)."""
+    named gates (vtgate mutate's pin perturbations); ``isolate_env`` withholds the caller's ambient
+    knobs from the probes (None: the suite's setting); ``progress`` hears every planned and finished run."""
     started = time.perf_counter()
     root_path = Path(root).resolve() if root is not None else suite.root
     specs = select_gates(suite, list(select) if select else None, keyword)
-    results: dict[str, GateResult] = {}
-    pinned: dict[str, Mapping[str, Any]] = {}
-    to_run: list[GateSpec] = []
-    tree_problem = None
-    if suite.settings.source_tree and not (root_path / suite.settings.source_tree).is_dir():
-        tree_problem = GateError(
-            f"[suite] source_tree = '{suite.settings.source_tree}' does not exist under {root_path}; "
-            "is --root the right tree?", "config")
-    for spec in specs:
-        if tree_problem is not None and get_kind(spec.kind).requests(spec)[0].check_stale:
-            results[spec.name] = _error(spec, tree_problem)
-            continue
-        try:
-            pinned[spec.name] = pins[spec.name] if pins and spec.name in pins else resolve_pin(spec, suite.root)
-        except GateError as error:
-            results[spec.name] = _error(spec, error)
-            continue
-        to_run.append(spec)
-    measurement = measure(to_run, suite, root=root_path, jobs=jobs, extra_env=extra_env)
-    for spec in to_run:
-        runs = measurement.results[spec.name]
-        seconds = max((r.seconds for r in runs.values()), default=0.0)
-        failed = [(label, r) for label, r in runs.items() if r.error is not None]
-        if failed:
-            label, first = failed[0]
-            run = "" if label == "baseline" else f" [run {label}]"
-            error = GateError(f"{first.error}{run}", first.error_kind or "probe")
-            results[spec.name] = _error(spec, error, seconds, pinned[spec.name], measurement.keys[spec.name])
-            continue
-        observations = {label: r.observation for label, r in runs.items() if r.observation is not None}
-        results[spec.name] = evaluate_gate(spec, pinned[spec.name], observations, seconds, measurement.keys[spec.name])
+    resolved = resolve_pins(specs, suite, pins)
+    with shared_runs(suite, jobs=jobs, isolate_env=isolate_env, progress=progress) as shared:
+        planned = plan_check(specs, suite, root_path, shared, pins=resolved, extra_env=extra_env)
+        results = judge_check(planned, specs, suite, shared, resolved)
     used = {spec.golden.resolve() for spec in suite.gates if spec.golden is not None}
     unused = tuple(p for p in golden_files(suite.root / suite.settings.goldens) if p.resolve() not in used)
     return CheckReport(
         suite=suite, root=root_path, gates=tuple(results[s.name] for s in specs),
-        seconds=time.perf_counter() - started, probe_requests=measurement.requested,
-        probe_runs=measurement.run, unused_goldens=unused,
+        seconds=time.perf_counter() - started, probe_requests=shared.requested,
+        probe_runs=shared.distinct, unused_goldens=unused, ambient=shared.ambient,
     )
