@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from pathlib import Path
 
 from rich.console import Console
@@ -40,10 +41,20 @@ def render_table(report: CheckReport, console: Console) -> None:
         console.print(f"[yellow]unused golden[/]: {escape(display_path(path, report.suite.root))} is used by no gate "
                       "(delete it, or point a gate at it)")
     console.print(_footer(report))
+    if report.ambient_env:
+        console.print(Text(f"ambient knobs from your shell reached the probes: {_knobs(report.ambient_env)} "
+                           "(--isolate-env runs without them)", style="yellow"))
 
 
 def _summary(result: GateResult) -> str:
-    return result.summary.split("\n--- probe stderr")[0] if result.status == "error" else result.summary
+    summary = result.summary.split("\n--- probe stderr")[0] if result.status == "error" else result.summary
+    if result.failed and result.ambient_env:
+        summary += f" (under ambient {_knobs(result.ambient_env)} from your shell)"
+    return summary
+
+
+def _knobs(env: Mapping[str, str]) -> str:
+    return " ".join(f"{name}={value}" for name, value in env.items())
 
 
 def _render_wide(report: CheckReport, console: Console) -> None:
@@ -110,6 +121,12 @@ def junit_xml(report: CheckReport) -> str:
         ET.SubElement(case, "system-out").text = result.summary
     for name, value in counts.items():
         suite.set(name, str(value))
+    if report.ambient_env or report.ambient.isolated:
+        properties = ET.Element("properties")
+        ET.SubElement(properties, "property", name="isolate_env", value=str(report.ambient.isolated).lower())
+        for name, value in report.ambient_env.items():
+            ET.SubElement(properties, "property", name=f"ambient_env.{name}", value=value)
+        suite.insert(0, properties)
     suites = ET.Element("testsuites")
     suites.append(suite)
     ET.indent(suites)

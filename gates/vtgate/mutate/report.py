@@ -83,6 +83,10 @@ def render(report: MutateReport, console: Console) -> None:
                     console.print(f"  {result.name} / {gate}: {result.results[gate].summary if gate in result.results else result.error}",
                                   markup=False)
     console.print(footer(report))
+    if report.ambient_env:
+        shell = " ".join(f"{name}={value}" for name, value in report.ambient_env.items())
+        console.print(f"ambient knobs from your shell reached the probes: {shell} (--isolate-env runs without them)",
+                      markup=False, style="yellow")
 
 
 def footer(report: MutateReport) -> str:
