@@ -28,6 +28,7 @@ from typing import Any, Protocol
 from vtgate.exitcodes import ExitCode
 
 from vtbisect.cache import VerdictCache, make_key
+from vtbisect.judges import COMMAND_GATE, Judgement, Runner
 from vtbisect.revisions import (
     Commit,
     Range,
@@ -38,7 +39,6 @@ from vtbisect.revisions import (
     resolve_range,
     tree_of,
 )
-from vtbisect.runners import COMMAND_GATE, Judgement, Runner
 from vtbisect.search import MultiGateSearch, SearchOutcome, Verdict, flake_rate, majority
 from vtbisect.worktrees import RevertConflict, WorktreePool
 

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 
-from vtbisect.runners import kill_children
+from vtbisect.judges import kill_children
 from vtbisect.worktrees import WorktreePool
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import getpass
 import json
-import os
 import platform
 import socket
 from collections.abc import Mapping
@@ -90,11 +89,13 @@ def _numpy_version() -> str | None:
         return None
 
 
-def provenance(root: Path, env: Mapping[str, str], reason: str, meta: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Who, when, where and why a pin was measured. ``env`` is what the probe ran under: the gate's
-    pin plus any ``VT_*`` knobs set in the blessing shell."""
+def provenance(root: Path, env: Mapping[str, str], reason: str, meta: Mapping[str, Any] | None = None, *,
+               ambient: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Who, when, where and why a pin was measured. ``env`` is the gate's pin; ``ambient`` the knobs
+    of the blessing shell that reached the probe (the probe layer's ``AmbientEnv``: none under
+    ``--isolate-env``). ``env`` records both, ``ambient_env`` the shell's part alone."""
     commit, dirty = _git_state(root)
-    ambient = {k: v for k, v in os.environ.items() if k.startswith("VT_")}
+    ambient = dict(ambient or {})
     record: dict[str, Any] = {
         "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "commit": commit,
@@ -103,6 +104,7 @@ def provenance(root: Path, env: Mapping[str, str], reason: str, meta: Mapping[st
         "python": platform.python_version(),
         "numpy": _numpy_version(),
         "env": {**ambient, **env},
+        "ambient_env": ambient,
         "reason": reason,
         "by": _user(),
     }

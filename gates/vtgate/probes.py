@@ -1,37 +1,33 @@
-"""Run probes: each distinct (probe, args, env, root) once per check, in parallel, each in its own
-subprocess with the env pin applied exactly as a user would set it, ``PYTHONPATH`` pointing at the
-code under test and cwd = root. A crash, a timeout (the whole process tree is killed), or output that
-is not one JSON object becomes an error carrying the probe's stderr tail; the stale guard
-(docs/contracts.md section 3) turns an observation of the wrong code into an error of kind "stale"."""
+"""The probe layer's execution half, shared by vtgate check, bless, mutate (and through ``vtgate check
+--json -``, vtbisect's gate mode): each distinct run (``ProbeKey``: probe, args, env, root) runs once
+in a pool of ``jobs`` workers (``SharedRuns``), each in its own subprocess (``vtgate.proctree``: own
+session, whole tree killed on timeout or interruption) with the env pin applied exactly as a user
+would set it, ``PYTHONPATH`` pointing at the code under test and cwd = root. The pool reports to one
+progress callback and records which ambient knobs of the caller's shell reached each run
+(``AmbientEnv``; ``--isolate-env`` withholds them). A crash, a timeout, or output that is not one
+JSON object becomes an error carrying the probe's stderr tail; the stale guard (docs/contracts.md
+section 3) turns an observation of the wrong code, or of a tree that changed during the run, into an
+error of kind "stale". Planning gates into runs and judging them is ``vtgate.checkrun``."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import signal
-import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import psutil
-
 from vtgate.errors import ErrorKind
+from vtgate.proctree import ChildProcesses
 from vtgate.records import ProbeRef, ProbeRequest, SuiteSettings
 from vtgate.treehash import source_tree_hash
 
 STDERR_TAIL_LINES = 20
-
-# Probe processes alive right now, so an interrupted check (Ctrl-C) can kill them: each runs in its
-# own session (so a timeout can kill its whole tree) and therefore does not see the terminal's SIGINT.
-_LIVE: set[subprocess.Popen[bytes]] = set()
-_LIVE_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -64,16 +60,47 @@ class ProbeResult:
     stderr_tail: str = ""
 
 
+@dataclass(frozen=True)
+class AmbientEnv:
+    """Knobs set in the caller's environment: every variable whose name starts with one of the suite's
+    ``knob_prefixes`` or that the suite itself names (a gate's env pin, a swept knob). Unless
+    ``isolated``, they reach every probe run that does not set them itself; reports and bless
+    provenance name them, because a knob left set in a shell changes what a gate measures."""
+
+    values: Mapping[str, str]
+    isolated: bool = False
+
+    @classmethod
+    def of(cls, settings: SuiteSettings, named: frozenset[str] = frozenset(), *, isolated: bool = False,
+           environ: Mapping[str, str] | None = None) -> AmbientEnv:
+        source = os.environ if environ is None else environ
+        prefixes = tuple(p for p in settings.knob_prefixes if p)
+        found = {name: value for name, value in source.items() if name.startswith(prefixes) or name in named}
+        return cls(dict(sorted(found.items())), isolated)
+
+    def reaching(self, key: ProbeKey) -> dict[str, str]:
+        """The ambient knobs this run sees: none when isolated, else those its own env does not set."""
+        if self.isolated:
+            return {}
+        own = dict(key.env)
+        return {name: value for name, value in self.values.items() if name not in own}
+
+
 def _argv(key: ProbeKey) -> list[str]:
     if key.probe.callable is not None:
-        return [sys.executable, "-m", "vtgate.probe_runner", key.probe.callable, "--args", key.args_json]
+        return [sys.executable, "-m", "vtgate.probe_entry", key.probe.callable, "--args", key.args_json]
     return list(key.probe.cmd or ())
 
 
-def probe_environment(key: ProbeKey, root: Path, settings: SuiteSettings) -> dict[str, str]:
-    """os.environ, then the run's env (mutation env under gate pin under the run's own knob values),
-    then PYTHONPATH = root's source roots before whatever was there."""
+def probe_environment(key: ProbeKey, root: Path, settings: SuiteSettings,
+                      ambient: AmbientEnv | None = None) -> dict[str, str]:
+    """os.environ (without the ambient knobs when isolated), then the run's env (mutation env under
+    gate pin under the run's own knob values), then PYTHONPATH = root's source roots before whatever
+    was there."""
     env = dict(os.environ)
+    if ambient is not None and ambient.isolated:
+        for name in ambient.values:
+            env.pop(name, None)
     env.update(dict(key.env))
     if key.probe.cmd is not None:
         env["VTGATE_PROBE_ARGS"] = key.args_json  # a command probe reads its args from here
@@ -86,20 +113,6 @@ def probe_environment(key: ProbeKey, root: Path, settings: SuiteSettings) -> dic
     return env
 
 
-def _kill_tree(process: subprocess.Popen[bytes]) -> None:
-    try:
-        parent = psutil.Process(process.pid)
-        family = parent.children(recursive=True) + [parent]
-    except psutil.NoSuchProcess:
-        family = []
-    for member in family:
-        with contextlib.suppress(psutil.NoSuchProcess):
-            member.kill()
-    with contextlib.suppress(OSError):
-        os.killpg(process.pid, signal.SIGKILL)
-    psutil.wait_procs(family, timeout=5)
-
-
 def _tail(stderr: bytes) -> str:
     lines = stderr.decode("utf-8", "replace").rstrip().splitlines()
     return "\n".join(lines[-STDERR_TAIL_LINES:])
@@ -109,31 +122,21 @@ def _with_tail(message: str, tail: str) -> str:
     return f"{message}\n--- probe stderr (last lines) ---\n{tail}" if tail else f"{message} (stderr empty)"
 
 
-def run_one(key: ProbeKey, root: Path, settings: SuiteSettings, timeout: float) -> ProbeResult:
+def run_one(key: ProbeKey, root: Path, settings: SuiteSettings, timeout: float, *,
+            children: ChildProcesses | None = None, ambient: AmbientEnv | None = None) -> ProbeResult:
+    """One probe run in a fresh subprocess; ``children`` tracks it so an interruption can kill it."""
+    children = children or ChildProcesses()
     started = time.perf_counter()
     try:
-        process = subprocess.Popen(
-            _argv(key), cwd=root, env=probe_environment(key, root, settings),
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-        )
+        process = children.start(_argv(key), cwd=root, env=probe_environment(key, root, settings, ambient))
     except OSError as error:
         return ProbeResult(key, None, f"probe {key.probe} could not start: {error}", "probe", 0.0)
-    with _LIVE_LOCK:
-        _LIVE.add(process)
-    try:
-        stdout, stderr = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill_tree(process)
-        stdout, stderr = process.communicate()
-        tail = _tail(stderr)
-        seconds = time.perf_counter() - started
-        message = f"probe {key.probe} timed out after {timeout:g} s and was killed (with its children)"
-        return ProbeResult(key, None, _with_tail(message, tail), "timeout", seconds, tail)
-    finally:
-        with _LIVE_LOCK:
-            _LIVE.discard(process)
+    stdout, stderr, timed_out = children.communicate(process, timeout)
     seconds = time.perf_counter() - started
     tail = _tail(stderr)
+    if timed_out:
+        message = f"probe {key.probe} timed out after {timeout:g} s and was killed (with its children)"
+        return ProbeResult(key, None, _with_tail(message, tail), "timeout", seconds, tail)
     if process.returncode != 0:
         how = (f"was killed by signal {-process.returncode}" if process.returncode < 0
                else f"exited with status {process.returncode}")
@@ -151,40 +154,91 @@ def run_one(key: ProbeKey, root: Path, settings: SuiteSettings, timeout: float) 
     return ProbeResult(key, observation, None, None, seconds, tail)
 
 
-def run_probes(
-    keys: Iterable[ProbeKey],
-    root: Path,
-    settings: SuiteSettings,
-    *,
-    timeouts: Mapping[ProbeKey, float] | None = None,
-    jobs: int | None = None,
-) -> dict[ProbeKey, ProbeResult]:
-    """Run each distinct key once, ``jobs`` at a time (default: cores), longest timeout first."""
-    unique = list(dict.fromkeys(keys))
-    workers = max(1, jobs or os.cpu_count() or 1)
-    limits = timeouts or {}
-    results: dict[ProbeKey, ProbeResult] = {}
-    pool = ThreadPoolExecutor(max_workers=workers)
-    try:
-        futures = {
-            key: pool.submit(run_one, key, root, settings, limits.get(key, settings.timeout)) for key in unique
-        }
-        for key, future in futures.items():
-            results[key] = future.result()
-    except BaseException:  # Ctrl-C or a bug: leave no probe behind
-        pool.shutdown(wait=False, cancel_futures=True)
-        kill_live_probes()
-        raise
-    pool.shutdown()
-    return results
+@dataclass(frozen=True)
+class ProgressUpdate:
+    """What the probe layer tells its one progress callback: distinct runs finished of those planned
+    so far, and what is being measured now (a gate's name, or a step such as copying a tree)."""
+
+    done: int
+    total: int
+    current: str
 
 
-def kill_live_probes() -> None:
-    """Kill every probe process tree still running (used when a check is interrupted)."""
-    with _LIVE_LOCK:
-        live = list(_LIVE)
-    for process in live:
-        _kill_tree(process)
+Progress = Callable[[ProgressUpdate], None]
+
+
+class SharedRuns:
+    """The one plan of shared runs: each distinct ProbeKey runs once however many gates (of however
+    many checks: vtgate mutate's baseline and mutations) request it, ``jobs`` at a time."""
+
+    def __init__(self, settings: SuiteSettings, jobs: int | None = None, *, ambient: AmbientEnv | None = None,
+                 progress: Progress | None = None) -> None:
+        self.settings = settings
+        self.ambient = ambient or AmbientEnv({})
+        self.jobs = max(1, jobs or os.cpu_count() or 1)
+        self.pool = ThreadPoolExecutor(max_workers=self.jobs)
+        self.children = ChildProcesses()
+        self.futures: dict[ProbeKey, Future[ProbeResult]] = {}
+        self.gates: dict[ProbeKey, list[str]] = {}
+        self.requested = 0
+        self.done = 0
+        self.current = ""
+        self._progress = progress
+        self._lock = threading.Lock()
+
+    def request(self, key: ProbeKey, timeout: float, gate: str = "") -> Future[ProbeResult]:
+        """The future result of ``key``, submitting it unless an earlier request already did."""
+        self.requested += 1
+        self.gates.setdefault(key, []).append(gate)
+        if key not in self.futures:
+            self.futures[key] = self.pool.submit(self._run, key, timeout)
+            self._report()
+        return self.futures[key]
+
+    def run_now(self, key: ProbeKey, timeout: float) -> ProbeResult:
+        """One run outside the plan, in this thread (vtgate mutate's arm registry), killable all the same."""
+        return run_one(key, Path(key.root), self.settings, timeout, children=self.children, ambient=self.ambient)
+
+    def _run(self, key: ProbeKey, timeout: float) -> ProbeResult:
+        self._report(current=next((g for g in self.gates.get(key, []) if g), str(key.probe)))
+        try:
+            return run_one(key, Path(key.root), self.settings, timeout, children=self.children, ambient=self.ambient)
+        finally:
+            with self._lock:
+                self.done += 1
+            self._report()
+
+    def note(self, step: str) -> None:
+        """Tell the progress callback about a step that is not a probe run."""
+        self._report(current=step)
+
+    def _report(self, current: str | None = None) -> None:
+        if self._progress is None:
+            return
+        with self._lock:
+            if current is not None:
+                self.current = current
+            update = ProgressUpdate(self.done, len(self.futures), self.current)
+        self._progress(update)
+
+    @property
+    def distinct(self) -> int:
+        return len(self.futures)
+
+    def stop(self, kill: bool = False) -> None:
+        """Cancel what has not started; with ``kill`` (an interruption or a bug), also kill every probe
+        process tree still running (each runs in its own session, so a terminal's Ctrl-C does not reach it)."""
+        for future in self.futures.values():
+            future.cancel()
+        if kill:
+            self.children.kill_all()
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def __enter__(self) -> SharedRuns:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *rest: Any) -> None:
+        self.stop(kill=kind is not None)
 
 
 def check_stale(result: ProbeResult, expected_hash: str | None, source_tree: str | None) -> ProbeResult:

@@ -102,6 +102,8 @@ class SuiteSettings:
     source_tree: str | None = None
     goldens: Path = Path("goldens")
     timeout: float = 120.0
+    knob_prefixes: tuple[str, ...] = ("VT_",)  # ambient knobs: names with these prefixes (plus those the suite names)
+    isolate_env: bool = False  # run probes without the ambient knobs of the caller's shell
 
 
 @dataclass(frozen=True)

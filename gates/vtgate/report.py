@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from pathlib import Path
 
 from rich.console import Console
@@ -13,9 +14,9 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from vtgate.checkrun import CheckReport, GateResult
 from vtgate.goldens import display_path
 from vtgate.output import atomic_write_text, print_table, say, write_json
-from vtgate.runner import CheckReport, GateResult
 
 STYLES = {
     "green": "green", "red": "bold red", "error": "bold magenta",
@@ -40,10 +41,20 @@ def render_table(report: CheckReport, console: Console) -> None:
         say(("unused golden", "yellow"), f": {display_path(path, report.suite.root)} is used by no gate "
             "(delete it, or point a gate at it)", to=console)
     say(*_footer(report), to=console)
+    if report.ambient_env:
+        say((f"ambient knobs from your shell reached the probes: {_knobs(report.ambient_env)} "
+             "(--isolate-env runs without them)", "yellow"), to=console)
 
 
 def _summary(result: GateResult) -> str:
-    return result.summary.split("\n--- probe stderr")[0] if result.status == "error" else result.summary
+    summary = result.summary.split("\n--- probe stderr")[0] if result.status == "error" else result.summary
+    if result.failed and result.ambient_env:
+        summary += f" (under ambient {_knobs(result.ambient_env)} from your shell)"
+    return summary
+
+
+def _knobs(env: Mapping[str, str]) -> str:
+    return " ".join(f"{name}={value}" for name, value in env.items())
 
 
 def _render_wide(report: CheckReport, console: Console) -> None:
@@ -108,6 +119,12 @@ def junit_xml(report: CheckReport) -> str:
         ET.SubElement(case, "system-out").text = result.summary
     for name, value in counts.items():
         suite.set(name, str(value))
+    if report.ambient_env or report.ambient.isolated:
+        properties = ET.Element("properties")
+        ET.SubElement(properties, "property", name="isolate_env", value=str(report.ambient.isolated).lower())
+        for name, value in report.ambient_env.items():
+            ET.SubElement(properties, "property", name=f"ambient_env.{name}", value=value)
+        suite.insert(0, properties)
     suites = ET.Element("testsuites")
     suites.append(suite)
     ET.indent(suites)

@@ -26,7 +26,7 @@ else:  # pragma: no cover - Python 3.10
 COMMON_KEYS = frozenset(
     {"name", "kind", "probe", "args", "env", "env_reason", "tier", "golden", "deliberate_red", "timeout", "description"}
 )
-SUITE_KEYS = frozenset({"pythonpath", "source_tree", "goldens", "timeout"})
+SUITE_KEYS = frozenset({"pythonpath", "source_tree", "goldens", "timeout", "knob_prefixes", "isolate_env"})
 # Tables owned by other commands (vtgate envdoc, vtgate mutate): allowed next to the suite, not read here.
 FOREIGN_TOOL_KEYS = frozenset({"envdoc", "mutate"})
 TOP_KEYS = frozenset({"suite", "gate", "mutation"}) | FOREIGN_TOOL_KEYS
@@ -136,7 +136,7 @@ def _build(path: Path, root: Path, data: Mapping[str, Any], text: str, header: s
         line = _key_line(text, key)
         where = f"{path}:{line}" if line else str(path)
         problems.append(f"{where}: unknown top-level key '{key}' (known: suite, gate, mutation, envdoc, mutate){_suggest(key, TOP_KEYS)}")
-    settings = _settings(path, text, data.get("suite", {}), problems)
+    settings = _settings(path, text, data.get("suite", {}), problems, _envdoc_prefix(root, problems))
     raw_gates = data.get("gate", [])
     if not isinstance(raw_gates, list):
         problems.append(f"{path}: 'gate' must be an array of tables ([[gate]])")
@@ -163,7 +163,19 @@ def _build(path: Path, root: Path, data: Mapping[str, Any], text: str, header: s
     return Suite(path=path, root=root, settings=settings, gates=tuple(gates), mutations=tuple(mutations))
 
 
-def _settings(path: Path, text: str, raw: Any, problems: list[str]) -> SuiteSettings:
+def _envdoc_prefix(root: Path, problems: list[str]) -> str:
+    """The knob prefix the project's env-doc checker uses (``[envdoc] prefix``, default ``VT_``): the
+    default of ``[suite] knob_prefixes``, so one setting names the engine's knobs for both."""
+    from vtgate.envdoc import EnvdocConfig, EnvdocError
+
+    try:
+        return EnvdocConfig.load(root).prefix
+    except EnvdocError as error:
+        problems.append(str(error))
+        return "VT_"
+
+
+def _settings(path: Path, text: str, raw: Any, problems: list[str], prefix: str = "VT_") -> SuiteSettings:
     line = _key_line(text, "suite")
     where = f"{path}:{line}" if line else str(path)
     if not isinstance(raw, Mapping):
@@ -187,7 +199,15 @@ def _settings(path: Path, text: str, raw: Any, problems: list[str]) -> SuiteSett
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
         problems.append(f"{where}: [suite] timeout must be a positive number of seconds")
         timeout = 120.0
-    return SuiteSettings(tuple(pythonpath), source_tree, Path(goldens), float(timeout))
+    prefixes = raw.get("knob_prefixes", [prefix] if prefix else [])
+    if not (isinstance(prefixes, list) and all(isinstance(p, str) and p for p in prefixes)):
+        problems.append(f'{where}: [suite] knob_prefixes must be a list of name prefixes, e.g. ["VT_"]')
+        prefixes = [prefix] if prefix else []
+    isolate_env = raw.get("isolate_env", False)
+    if not isinstance(isolate_env, bool):
+        problems.append(f"{where}: [suite] isolate_env must be true or false")
+        isolate_env = False
+    return SuiteSettings(tuple(pythonpath), source_tree, Path(goldens), float(timeout), tuple(prefixes), isolate_env)
 
 
 def _gate(

@@ -10,8 +10,8 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from vtgate.checkrun import CheckReport, run_check
 from vtgate.records import Suite
-from vtgate.runner import CheckReport, run_check
 from vtgate.suite import load_suite
 
 REPO = Path(__file__).resolve().parents[2]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 import time
 
-from vtgate.runner import run_check
+from vtgate.checkrun import run_check
 from vtgate.treehash import source_tree_hash
 
 GEN = 'probe = "fakeengine:generate"\nargs = { prompt = "hello", tokens = 12 }\n'

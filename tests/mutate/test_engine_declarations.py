@@ -11,13 +11,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from vtgate.checkrun import plan_check, resolve_pin
 from vtgate.mutate import load_declarations
 from vtgate.mutate.controls import compile_pin_op
 from vtgate.mutate.copies import patched_files
-from vtgate.mutate.execute import plan_run
 from vtgate.probes import ProbeKey
 from vtgate.records import Suite
-from vtgate.runner import resolve_pin
 from vtgate.suite import load_suite
 
 REPO = Path(__file__).resolve().parents[2]
@@ -115,14 +114,14 @@ class _Recorder:
     def __init__(self) -> None:
         self.keys: list[ProbeKey] = []
 
-    def request(self, key: ProbeKey, timeout: float) -> None:
+    def request(self, key: ProbeKey, timeout: float, gate: str = "") -> None:
         self.keys.append(key)
 
 
 def test_env_mutation_shares_runs_with_the_fma_tier_and_envdoc_with_the_baseline(suite: Suite) -> None:
     recorder = _Recorder()
-    baseline = plan_run(suite.gates, suite, REPO, recorder)  # type: ignore[arg-type]
-    mutated = plan_run(suite.gates, suite, REPO, recorder, FMA)  # type: ignore[arg-type]
+    baseline = plan_check(suite.gates, suite, REPO, recorder)  # type: ignore[arg-type]
+    mutated = plan_check(suite.gates, suite, REPO, recorder, extra_env=FMA)  # type: ignore[arg-type]
     key = {name: [k for _, k, _ in runs] for name, runs in mutated.runs.items()}
     base = {name: [k for _, k, _ in runs] for name, runs in baseline.runs.items()}
     # the FMA tier's own runs under the mutation are its baseline runs ...

@@ -17,9 +17,9 @@ from vtgate.output import say
 from vtbisect.app import app
 from vtbisect.cache import default_cache_dir
 from vtbisect.commands.run import fail
+from vtbisect.judges import CommandRunner, GateRunner, JudgeAbort, Runner, kill_children
 from vtbisect.report import parse_bisect_log
 from vtbisect.revisions import GitError, RangeError, git_common_dir, repository_root
-from vtbisect.runners import CommandRunner, GateRunner, JudgeAbort, Runner, kill_children
 from vtbisect.search import Verdict, majority
 from vtbisect.session import terminate_as_interrupt, worktree_session
 

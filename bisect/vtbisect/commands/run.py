@@ -27,6 +27,7 @@ from vtgate.output import console, problem, say, write_json
 from vtbisect.app import app
 from vtbisect.cache import VerdictCache, default_cache_dir, thread_env, verdict_env
 from vtbisect.driver import BisectError, Bisection, Options, Outcome
+from vtbisect.judges import CommandRunner, GateRunner, JudgeAbort, Runner, kill_children
 from vtbisect.report import ProgressHandler, outcome_record, summary_lines, write_evidence
 from vtbisect.revisions import (
     GitError,
@@ -38,7 +39,6 @@ from vtbisect.revisions import (
     repository_root,
     resolve_range,
 )
-from vtbisect.runners import CommandRunner, GateRunner, JudgeAbort, Runner, kill_children
 from vtbisect.session import terminate_as_interrupt, worktree_session
 
 

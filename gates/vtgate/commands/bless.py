@@ -9,13 +9,14 @@ from pathlib import Path
 import typer
 
 from vtgate.app import app
-from vtgate.commands.check import ROOT_OPTION, SUITE_OPTION, config_error
+from vtgate.checkrun import measure_gates
+from vtgate.commands.check import ISOLATE_OPTION, ROOT_OPTION, SUITE_OPTION, config_error
 from vtgate.errors import GateError, SuiteError
 from vtgate.exitcodes import ExitCode
 from vtgate.goldens import blessed, display_path, load_golden, provenance, write_golden
 from vtgate.kinds import get_kind
-from vtgate.output import problem, say
-from vtgate.runner import measure
+from vtgate.output import console, problem, say
+from vtgate.progress import live_progress, progress_wanted
 from vtgate.suite import load_suite, select_gates
 
 
@@ -27,6 +28,7 @@ def bless(
     suite: Path = SUITE_OPTION,
     root: Path = ROOT_OPTION,
     jobs: int = typer.Option(None, "-j", "--jobs", min=1, help="Probe runs in parallel (default: cores)."),
+    isolate_env: bool = ISOLATE_OPTION,
 ) -> int:
     """Re-measure and re-pin golden files, with a reason."""
     if not dry_run and not (reason and reason.strip()):
@@ -46,18 +48,22 @@ def bless(
         problem(spec.name, f"kind '{spec.kind}' has no golden file to bless; {where}")
     specs = [s for s in specs if s not in refused]
     root_path = root.resolve() if root is not None else loaded.root
-    measurement = measure(specs, loaded, root=root_path, jobs=jobs)
+    with live_progress(console, progress_wanted()) as progress:
+        measured = measure_gates(specs, loaded, root=root_path, jobs=jobs, isolate_env=isolate_env or None,
+                                 progress=progress)
     failures = len(refused)
     for spec in specs:
         kind = get_kind(spec.kind)
-        runs = measurement.results[spec.name]
-        broken = [r for r in runs.values() if r.error is not None]
+        runs = measured[spec.name]
         assert spec.golden is not None
         shown = display_path(spec.golden, loaded.root)
         try:
-            if broken:
-                raise GateError(broken[0].error or "probe failed", broken[0].error_kind or "probe")
-            observations = {label: r.observation for label, r in runs.items() if r.observation is not None}
+            if isinstance(runs, GateError):
+                raise runs
+            broken = runs.first_error()
+            if broken is not None:
+                raise broken
+            observations = runs.observations
             new_pin = kind.pin_from(spec, observations)
             old = load_golden(spec.golden, spec.name, loaded.root) if spec.golden.is_file() else None
         except GateError as error:
@@ -73,7 +79,12 @@ def bless(
             say(f"  (dry run: {shown} not written)")
             continue
         meta = next(iter(observations.values()), {}).get("meta")
-        record = provenance(root_path, dict(spec.env), reason.strip(), meta if isinstance(meta, dict) else None)
+        record = provenance(root_path, dict(spec.env), reason.strip(), meta if isinstance(meta, dict) else None,
+                            ambient=runs.ambient_env)
+        if runs.ambient_env:
+            shell = " ".join(f"{k}={v}" for k, v in runs.ambient_env.items())
+            console.print(f"  measured under ambient knobs from your shell: {shell} (kept in provenance.ambient_env)",
+                          markup=False)
         golden = blessed(old, spec.name, spec.tier, new_pin, record,
                          kind.describe_pin(old.value) if old else None, kind.describe_pin(new_pin))
         write_golden(spec.golden, golden)

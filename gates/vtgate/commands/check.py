@@ -7,16 +7,19 @@ from pathlib import Path
 import typer
 
 from vtgate.app import app
+from vtgate.checkrun import run_check
 from vtgate.clirun import Interrupted
 from vtgate.errors import SuiteError
 from vtgate.exitcodes import ExitCode
 from vtgate.output import console, problem, say, write_json
+from vtgate.progress import live_progress, progress_wanted
 from vtgate.report import render_table, write_github, write_json_report, write_junit
-from vtgate.runner import run_check
 from vtgate.suite import load_suite
 
 SUITE_OPTION = typer.Option(None, "--suite", help="Suite TOML (default: vtgate.toml or [tool.vtgate] in pyproject.toml).")
 ROOT_OPTION = typer.Option(None, "--root", help="Tree whose code is under test (default: the suite's project).")
+ISOLATE_OPTION = typer.Option(False, "--isolate-env", help="Run probes without the knobs (VT_* or the suite's "
+                              "knob_prefixes) set in your shell (default: [suite] isolate_env).")
 
 
 def config_error(error: SuiteError) -> typer.Exit:
@@ -34,13 +37,16 @@ def check(
     json_path: str = typer.Option(None, "--json", help="Write the JSON report to PATH ('-' = stdout)."),
     junit: Path = typer.Option(None, "--junit", help="Write a JUnit XML report to PATH."),
     github: bool = typer.Option(False, "--github", help="Emit GitHub Actions annotations and a job summary."),
+    isolate_env: bool = ISOLATE_OPTION,
 ) -> int:
     """Run the gates; exit 0 green, 1 red, 2 bad suite, 3 a gate could not run, 5 nothing selected."""
     try:
         loaded = load_suite(suite)
         if root is not None and not root.is_dir():
             raise SuiteError(f"--root {root}: no such directory")
-        report = run_check(loaded, root=root, select=gate or None, keyword=keyword, jobs=jobs)
+        with live_progress(console, progress_wanted(json_to_stdout=json_path == "-")) as progress:
+            report = run_check(loaded, root=root, select=gate or None, keyword=keyword, jobs=jobs,
+                               isolate_env=isolate_env or None, progress=progress)
     except KeyboardInterrupt:
         raise Interrupted("probe runs stopped; no report written") from None
     except SuiteError as error:

@@ -12,12 +12,13 @@ import typer
 
 from vtgate.app import app
 from vtgate.clirun import Interrupted
-from vtgate.commands.check import ROOT_OPTION, SUITE_OPTION
+from vtgate.commands.check import ISOLATE_OPTION, ROOT_OPTION, SUITE_OPTION
 from vtgate.errors import SuiteError
 from vtgate.exitcodes import ExitCode
 from vtgate.mutate import ArmsError, PatchError, run_mutate
 from vtgate.mutate.report import render, write_json_report
 from vtgate.output import console, problem, say
+from vtgate.progress import live_progress, progress_wanted
 from vtgate.suite import load_suite
 
 
@@ -35,7 +36,8 @@ def mutate(
     no_auto: bool = typer.Option(False, "--no-auto", help="Skip the built-in negative controls and arm mutations."),
     jobs: int = typer.Option(None, "-j", "--jobs", min=1, help="Probe runs in parallel (default: cores)."),
     json_path: str = typer.Option(None, "--json", help="Write the JSON report to PATH ('-' = stdout)."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No live progress on a terminal."),
+    isolate_env: bool = ISOLATE_OPTION,
 ) -> int:
     """Prove every pin can fail: the kill matrix of declared mutations and built-in controls."""
     previous = signal.signal(signal.SIGTERM, _terminate)
@@ -43,9 +45,10 @@ def mutate(
         loaded = load_suite(suite)
         if root is not None and not root.is_dir():
             raise SuiteError(f"--root {root}: no such directory")
-        progress = None if quiet else (lambda message: say((message, "dim")))
-        report = run_mutate(loaded, root=root, select=gate or None, keyword=keyword, only=mutation or None,
-                            jobs=jobs, auto=not no_auto, progress=progress)
+        wanted = progress_wanted(json_to_stdout=json_path == "-", quiet=quiet)
+        with live_progress(console, wanted) as progress:
+            report = run_mutate(loaded, root=root, select=gate or None, keyword=keyword, only=mutation or None,
+                                jobs=jobs, auto=not no_auto, isolate_env=isolate_env or None, progress=progress)
     except (SuiteError, PatchError) as error:
         problem("configuration error", str(error))
         return int(ExitCode.USAGE)

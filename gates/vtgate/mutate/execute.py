@@ -2,45 +2,44 @@
 env or from its patched copy, and every pin mutation and built-in control as a re-judgement of the
 baseline's observations (``evaluate_gate``, no probe run).
 
-All probe runs of all mutations go into one pool of ``jobs`` workers and are keyed like ``vtgate
-check`` keys them (``ProbeKey``: probe, args, env, root), so a run two mutations need (or a mutation
-and the baseline: a gate whose env pin overrides the mutation's knob) runs once. Gate assembly is the
-same as ``run_check``'s: the stale guard per root, a failed run makes its gate an error, each kind
-judges through ``evaluate_gate``. A mutation kills a gate when the gate is green at baseline and red
-under the mutation; an error (a crash, a stale copy) is never a kill."""
+Every check of the matrix goes through the probe layer (``vtgate.checkrun``): all probe runs go into
+one ``SharedRuns`` pool of ``jobs`` workers keyed like ``vtgate check`` keys them (``ProbeKey``:
+probe, args, env, root), so a run two mutations need (or a mutation and the baseline: a gate whose
+env pin overrides the mutation's knob) runs once; ``plan_check`` / ``judge_check`` apply the same
+stale guards (per root, including a tree that changed during the run) and the same gate assembly as
+``run_check``. A mutation kills a gate when the gate is green at baseline and red under the
+mutation; an error (a crash, a stale copy) is never a kill."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-import psutil
-
+from vtgate.checkrun import (
+    GateResult,
+    PlannedCheck,
+    evaluate_gate,
+    judge_check,
+    plan_check,
+    resolve_pins,
+    shared_runs,
+)
 from vtgate.errors import GateError, SuiteError
 from vtgate.exitcodes import ExitCode
-from vtgate.kinds import get_kind
 from vtgate.kinds._common import is_missing, lookup
 from vtgate.mutate.controls import PinChange, PinOpError, apply_change, compile_pin_op, controls_for
 from vtgate.mutate.copies import Scratch, patched_files
 from vtgate.mutate.spec import ANY_GATE, ArmsSource, Mutation, load_declarations
-from vtgate.probes import ProbeKey, ProbeResult, check_stale, run_one
-from vtgate.records import GateSpec, ProbeRef, ProbeRequest, Suite
-from vtgate.runner import GateResult, evaluate_gate, resolve_pin
+from vtgate.probes import ProbeKey, Progress, SharedRuns
+from vtgate.records import GateSpec, ProbeRef, Suite
 from vtgate.suite import select_gates
-from vtgate.treehash import source_tree_hash
 
 Actual = Literal["red", "green", "error"]
-# Probes whose observation cannot depend on the environment: the env-doc checker reads source files.
-# Under an env mutation their run is the baseline's (shared), not a rerun.
-ENV_BLIND_PROBES = frozenset({ProbeRef(callable="vtgate.kinds.envdoc:observe")})
-Progress = Callable[[str], None]
 
 
 class ArmsError(Exception):
@@ -116,6 +115,14 @@ class MutateReport:
     problem: str | None = None  # why the matrix could not be built (baseline not green)
 
     @property
+    def ambient_env(self) -> dict[str, str]:
+        """The knobs of the caller's shell that reached the baseline's probe runs."""
+        found: dict[str, str] = {}
+        for result in self.baseline.values():
+            found.update(result.ambient_env)
+        return dict(sorted(found.items()))
+
+    @property
     def kills(self) -> dict[str, list[str]]:
         table: dict[str, list[str]] = {spec.name: [] for spec in self.gates}
         for result in self.mutations:
@@ -172,114 +179,19 @@ class MutateReport:
             "vacuous_reasons": {g: list(v) for g, v in sorted(self.vacuous.items())},
             "kill_nothing": self.kill_nothing,
             "errors": self.errors,
+            "ambient_env": self.ambient_env,
             "probe_runs": {"requested": self.probe_requests, "run": self.probe_runs, "shared": self.shared_runs},
             "seconds": round(self.seconds, 3),
         }
 
 
-class SharedRuns:
-    """Each distinct ProbeKey runs once across the whole matrix, ``jobs`` at a time."""
-
-    def __init__(self, suite: Suite, jobs: int) -> None:
-        self.settings = suite.settings
-        self.pool = ThreadPoolExecutor(max_workers=jobs)
-        self.futures: dict[ProbeKey, Future[ProbeResult]] = {}
-        self.requested = 0
-        self.preexisting = {child.pid for child in psutil.Process().children(recursive=True)}
-
-    def request(self, key: ProbeKey, timeout: float) -> Future[ProbeResult]:
-        self.requested += 1
-        if key not in self.futures:
-            self.futures[key] = self.pool.submit(run_one, key, Path(key.root), self.settings, timeout)
-        return self.futures[key]
-
-    def stop(self, kill: bool = False) -> None:
-        """Cancel what has not started; with ``kill`` (an interruption), also kill the probe processes
-        this run started (they run in their own sessions, so a terminal's Ctrl-C does not reach them)."""
-        for future in self.futures.values():
-            future.cancel()
-        if not kill:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-            return
-        with contextlib.suppress(psutil.Error):
-            children = [c for c in psutil.Process().children(recursive=True) if c.pid not in self.preexisting]
-            for child in children:
-                with contextlib.suppress(psutil.Error):
-                    child.kill()
-            psutil.wait_procs(children, timeout=5)
-        self.pool.shutdown(wait=True, cancel_futures=True)
-
-
-@dataclass
-class PlannedRun:
-    """The probe runs of one check (baseline or a run mutation), submitted and not yet collected."""
-
-    root: Path
-    expected_hash: str | None
-    runs: dict[str, list[tuple[ProbeRequest, ProbeKey, Future[ProbeResult]]]]
-    problem: GateError | None = None
-
-
-def plan_run(specs: Sequence[GateSpec], suite: Suite, root: Path, shared: SharedRuns,
-             extra_env: Mapping[str, str] | None = None) -> PlannedRun:
-    settings = suite.settings
-    problem = None
-    expected = None
-    if settings.source_tree:
-        if not (root / settings.source_tree).is_dir():
-            problem = GateError(f"[suite] source_tree = '{settings.source_tree}' does not exist under {root}; "
-                                "is --root the right tree?", "config")
-        else:
-            expected = source_tree_hash(root / settings.source_tree)
-    runs: dict[str, list[tuple[ProbeRequest, ProbeKey, Future[ProbeResult]]]] = {}
-    for spec in specs:
-        requests = get_kind(spec.kind).requests(spec)
-        if problem is not None and requests[0].check_stale:
-            continue
-        runs[spec.name] = []
-        for request in requests:
-            key = ProbeKey.of(request, root, None if request.probe in ENV_BLIND_PROBES else extra_env)
-            runs[spec.name].append((request, key, shared.request(key, spec.timeout)))
-    return PlannedRun(root, expected, runs, problem)
-
-
-def collect_run(planned: PlannedRun, specs: Sequence[GateSpec], suite: Suite,
-                pins: Mapping[str, Mapping[str, Any]]) -> dict[str, GateResult]:
-    """Judge every gate of a planned run, exactly as run_check does."""
-    results: dict[str, GateResult] = {}
-    for spec in specs:
-        if spec.name not in planned.runs:
-            error = planned.problem or GateError("not run", "config")
-            results[spec.name] = GateResult(spec, "error", error.message, 0.0, None, error.message, error.kind)
-            continue
-        runs: dict[str, ProbeResult] = {}
-        keys: dict[str, ProbeKey] = {}
-        for request, key, future in planned.runs[spec.name]:
-            result = future.result()
-            if request.check_stale:
-                result = check_stale(result, planned.expected_hash, suite.settings.source_tree)
-            runs[request.label], keys[request.label] = result, key
-        seconds = max((r.seconds for r in runs.values()), default=0.0)
-        failed = [(label, r) for label, r in runs.items() if r.error is not None]
-        if failed:
-            label, first = failed[0]
-            where = "" if label == "baseline" else f" [run {label}]"
-            message = f"{first.error}{where}"
-            results[spec.name] = GateResult(spec, "error", message, seconds, None, message,
-                                            first.error_kind or "probe", pins.get(spec.name), {}, keys)
-            continue
-        observations = {label: r.observation for label, r in runs.items() if r.observation is not None}
-        results[spec.name] = evaluate_gate(spec, pins[spec.name], observations, seconds, keys)
-    return results
-
-
-def read_arms(source: ArmsSource, suite: Suite, root: Path) -> list[dict[str, Any]]:
+def read_arms(source: ArmsSource, suite: Suite, root: Path, shared: SharedRuns) -> list[dict[str, Any]]:
     """Ask the engine for its arm registry (through its own probe, with the tree's PYTHONPATH)."""
     probe = source.probe
     if probe.cmd and probe.cmd[0] == "python":
         probe = ProbeRef(cmd=(sys.executable, *probe.cmd[1:]))
     key = ProbeKey(probe, "{}", (), str(root))
-    result = run_one(key, root, suite.settings, suite.settings.timeout)
+    result = shared.run_now(key, suite.settings.timeout)
     if result.error is not None or result.observation is None:
         raise ArmsError(f"mutation '{source.name}': the arm registry probe failed: {result.error}")
     arms = result.observation.get("arms")
@@ -369,12 +281,13 @@ def run_mutate(
     only: Sequence[str] | None = None,
     jobs: int | None = None,
     auto: bool = True,
+    isolate_env: bool | None = None,
     progress: Progress | None = None,
 ) -> MutateReport:
     """Build the kill matrix of ``suite`` against the code under ``root``. Raises SuiteError for bad
-    declarations and copies.PatchError for a patch that does not apply (both: exit 2)."""
+    declarations and copies.PatchError for a patch that does not apply (both: exit 2). ``isolate_env``
+    and ``progress`` as for ``run_check``."""
     started = time.perf_counter()
-    say = progress or (lambda message: None)
     declarations = load_declarations(suite)
     root_path = Path(root).resolve() if root is not None else suite.root
     specs = select_gates(suite, list(select) if select else None, keyword)
@@ -391,46 +304,34 @@ def run_mutate(
     if not specs:
         return MutateReport(suite, root_path, (), {}, (), time.perf_counter() - started, 0, 0)
 
-    pins: dict[str, Mapping[str, Any]] = {}
-    pin_errors: dict[str, GateError] = {}
-    for spec in specs:
-        try:
-            pins[spec.name] = resolve_pin(spec, suite.root)
-        except GateError as error:
-            pin_errors[spec.name] = error
-    run_specs = [s for s in specs if s.name not in pin_errors]
-    workers = max(1, jobs or psutil.cpu_count() or 1)
-    shared = SharedRuns(suite, workers)
+    resolved = resolve_pins(specs, suite)
+    pins = {name: pin for name, pin in resolved.items() if not isinstance(pin, GateError)}
+    partial = len(specs) < len(suite.gates)
     scratch = Scratch()
+    shared = shared_runs(suite, jobs=jobs, isolate_env=isolate_env, progress=progress)
     try:
         with scratch:
-            baseline_plan = plan_run(run_specs, suite, root_path, shared)
-            planned: list[tuple[Mutation, PlannedRun, dict[str, Any] | None]] = []
+            baseline_plan = plan_check(specs, suite, root_path, shared, pins=resolved)
+            planned: list[tuple[Mutation, PlannedCheck, dict[str, Any] | None]] = []
             for mutation in declared:
                 if mutation.kind == "env":
-                    planned.append((mutation, plan_run(run_specs, suite, root_path, shared, mutation.env), None))
+                    planned.append((mutation, plan_check(specs, suite, root_path, shared, pins=resolved, extra_env=mutation.env), None))
                 elif mutation.kind == "patch":
                     assert mutation.patch is not None
                     shown = _shown(mutation.patch, suite.root)
-                    say(f"copying {root_path} and applying {shown}")
+                    shared.note(f"copying the tree and applying {shown}")
                     copy = scratch.patched_copy(root_path, mutation.name, mutation.patch, shown)
-                    run = plan_run(run_specs, suite, copy, shared)
-                    proof = {"copy": str(copy), "source_tree_hash": run.expected_hash,
-                             "user_tree_hash": baseline_plan.expected_hash,
-                             "differs": run.expected_hash != baseline_plan.expected_hash,
+                    run = plan_check(specs, suite, copy, shared, pins=resolved)
+                    proof = {"copy": str(copy), "source_tree_hash": run.tree_hash,
+                             "user_tree_hash": baseline_plan.tree_hash,
+                             "differs": run.tree_hash != baseline_plan.tree_hash,
                              "files": patched_files(mutation.patch)}
                     planned.append((mutation, run, proof))
             if auto and declarations.arms is not None:
-                arms = read_arms(declarations.arms, suite, root_path)
+                arms = read_arms(declarations.arms, suite, root_path, shared)
                 for mutation in arm_mutations(declarations.arms, arms):
-                    planned.append((mutation, plan_run(run_specs, suite, root_path, shared, mutation.env), None))
-            say(f"{len(shared.futures)} distinct probe runs for {shared.requested} requests "
-                f"(baseline + {len(planned)} run mutations), {workers} at a time")
-            baseline = collect_run(baseline_plan, run_specs, suite, pins)
-            for name, error in pin_errors.items():
-                spec = suite.gate(name)
-                baseline[name] = GateResult(spec, "error", error.message, 0.0, None, error.message, error.kind)
-            baseline = {spec.name: baseline[spec.name] for spec in specs}
+                    planned.append((mutation, plan_check(specs, suite, root_path, shared, pins=resolved, extra_env=mutation.env), None))
+            baseline = judge_check(baseline_plan, specs, suite, shared, resolved)
             broken = [n for n, r in baseline.items() if r.status in ("red", "unexpected-green", "error")]
             if broken:
                 shared.stop()
@@ -438,16 +339,13 @@ def run_mutate(
                            + "; ".join(f"{n} {baseline[n].status}" for n in broken)
                            + " — make 'vtgate check' pass first")
                 return MutateReport(suite, root_path, tuple(specs), baseline, (), time.perf_counter() - started,
-                                    shared.requested, len(shared.futures), problem=problem)
-            say("baseline green; judging mutations")
+                                    shared.requested, shared.distinct, problem=problem)
             results: list[MutationResult] = []
             for mutation, run, proof in planned:
-                gate_results = collect_run(run, run_specs, suite, pins)
+                shared.note(f"judging {mutation.name}")
+                gate_results = judge_check(run, specs, suite, shared, resolved)
                 seconds = max((r.seconds for r in gate_results.values()), default=0.0)
-                result = judge_mutation(mutation, gate_results, baseline, seconds, proof,
-                                        partial=len(specs) < len(suite.gates))
-                results.append(result)
-                say(f"{mutation.name}: {'met' if result.met else 'UNMET'}; kills {len(result.kills)}")
+                results.append(judge_mutation(mutation, gate_results, baseline, seconds, proof, partial=partial))
             for mutation in declared:
                 if mutation.kind != "pin":
                     continue
@@ -478,7 +376,7 @@ def run_mutate(
         raise
     vacuous = _vacuous(specs, baseline, results, controls_by_gate)
     return MutateReport(suite, root_path, tuple(specs), baseline, tuple(results), time.perf_counter() - started,
-                        shared.requested, len(shared.futures), vacuous)
+                        shared.requested, shared.distinct, vacuous)
 
 
 def _vacuous(specs: Sequence[GateSpec], baseline: Mapping[str, GateResult], results: Sequence[MutationResult],

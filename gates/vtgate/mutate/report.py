@@ -83,6 +83,10 @@ def render(report: MutateReport, console: Console) -> None:
                     summary = result.results[gate].summary if gate in result.results else result.error
                     say(f"  {result.name} / {gate}: {summary}", to=console)
     say(*footer(report), to=console)
+    if report.ambient_env:
+        shell = " ".join(f"{name}={value}" for name, value in report.ambient_env.items())
+        say((f"ambient knobs from your shell reached the probes: {shell} (--isolate-env runs without them)", "yellow"),
+            to=console)
 
 
 def footer(report: MutateReport) -> tuple[tuple[str, str], str]:

@@ -1,4 +1,4 @@
-"""The test runners: how one prepared worktree is judged, as a verdict per gate.
+"""The judges: how one prepared worktree is judged, as a verdict per gate.
 
 - ``CommandRunner``: any command, with ``git bisect run``'s exit codes (0 good, 125 untestable,
   1..127 except 125 bad, anything else aborts the bisection). One gate, named ``command``.

@@ -1,5 +1,5 @@
 """Run one probe callable in this (fresh) process and print its observation as JSON on stdout:
-``python -m vtgate.probe_runner module:function --args JSON``. Anything the probe itself prints
+``python -m vtgate.probe_entry module:function --args JSON``. Anything the probe itself prints
 (Python or C level) goes to stderr, so stdout carries exactly one JSON document."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vtgate.probe_runner")
+    parser = argparse.ArgumentParser(prog="python -m vtgate.probe_entry")
     parser.add_argument("probe", help="module:function")
     parser.add_argument("--args", default="{}", help="JSON object of keyword arguments")
     options = parser.parse_args(argv)
