@@ -1,0 +1,430 @@
+"""Generated source mutants of an engine's numeric code: small, plausible kernel bugs, not crashes.
+
+Each operator walks a module's AST and proposes edits of one source span (the text is replaced in
+place, so the rest of the file keeps its formatting and the diff is one hunk). A proposal is kept only
+when the mutated module still compiles and differs from the original. Every mutant carries a unified
+diff with ``a/`` and ``b/`` prefixes relative to the tree's root, so it applies with ``git apply`` to a
+copy of the tree exactly like a declared ``patch`` mutation.
+
+The operators model the bugs engine commits introduce (docs/mutate.md, "Code mutants"):
+
+==================  ============================================================================
+operator            what it does to the code
+==================  ============================================================================
+const-nudge         a float constant (an eps, a RoPE theta, a scale) times (1 + 1e-3) or (1 + 1e-6)
+compare-boundary    ``<`` <-> ``<=``, ``>`` <-> ``>=`` (a block or length boundary moves by one)
+index-shift         ``p // bs`` -> ``(p - 1) // bs``; a slice bound or ``range`` end -/+ 1
+reduction-order     a sum over an axis reversed along that axis, or split in two halves
+rounding            a bf16/fp8 rounding call dropped (its argument passes through); ``rint`` ->
+                    ``trunc``
+dtype-promote       a ``float32`` intermediate computed in ``float64`` (or the other way round)
+reassociate         ``(a + b) + c`` -> ``a + (b + c)``; ``x / y`` -> ``x * (1.0 / y)``;
+                    ``x - max(...)`` -> ``x`` (softmax without its max subtraction)
+threshold-skip      a loop body skipped once its index passes a threshold (layer/block skipped
+                    only for long inputs)
+key-drop            a cache key (a tuple assigned to a ``*key*`` name) loses one of its parts
+counter-swap        ``self.hits += 1`` counted on another counter of the same class
+==================  ============================================================================
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import fnmatch
+import hashlib
+import random
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+OPERATORS: tuple[str, ...] = (
+    "const-nudge",
+    "compare-boundary",
+    "index-shift",
+    "reduction-order",
+    "rounding",
+    "dtype-promote",
+    "reassociate",
+    "threshold-skip",
+    "key-drop",
+    "counter-swap",
+)
+
+NUDGES = (1e-3, 1e-6)
+SKIP_THRESHOLD = 2  # threshold-skip: the body runs for indices 0 and 1, then is skipped
+ROUNDING_NAME_PARTS = ("round", "bf16", "fp8", "quantize")
+TYPE_CONSTRUCTORS = {"Callable", "Union", "Optional", "Literal", "tuple", "dict", "list", "Mapping", "Sequence"}
+REDUCERS = {"sum", "reduce"}  # np.sum(x, axis=A), np.add.reduce(x, axis=A), x.sum(axis=A)
+
+
+class ScopeError(Exception):
+    """The configured scope matches no code (a configuration error, exit 2)."""
+
+
+@dataclass(frozen=True)
+class CodeMutant:
+    """One generated mutant. ``ident`` is stable across runs on the same source (file, line, column,
+    operator, variant), so a ledger of confirmed equivalents and a verdict cache can key on it."""
+
+    ident: str
+    path: str  # relative to the tree root, '/'-separated
+    line: int
+    function: str  # the enclosing function ("<module>" at top level)
+    operator: str
+    description: str
+    original: str  # the replaced source text
+    replacement: str
+    diff: str  # unified diff, git-apply-able from the tree root
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.diff.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class _Edit:
+    start: int  # byte offsets into the encoded source
+    end: int
+    text: str
+    operator: str
+    description: str
+    line: int
+    col: int
+
+
+class _Source:
+    """A module's text with byte offsets for AST positions (``col_offset`` counts UTF-8 bytes)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.data = text.encode("utf-8")
+        self.line_starts = [0]
+        for index, byte in enumerate(self.data):
+            if byte == 0x0A:
+                self.line_starts.append(index + 1)
+
+    def offset(self, line: int, col: int) -> int:
+        return self.line_starts[line - 1] + col
+
+    def span(self, node: ast.AST) -> tuple[int, int]:
+        start = self.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+        end = self.offset(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+        return start, end
+
+    def segment(self, node: ast.AST) -> str:
+        start, end = self.span(node)
+        return self.data[start:end].decode("utf-8")
+
+    def indent_of(self, line: int) -> str:
+        start = self.line_starts[line - 1]
+        raw = self.data[start:].split(b"\n", 1)[0].decode("utf-8")
+        return raw[: len(raw) - len(raw.lstrip())]
+
+    def apply(self, edit: _Edit) -> str:
+        return (self.data[: edit.start] + edit.text.encode("utf-8") + self.data[edit.end :]).decode("utf-8")
+
+
+def _float_repr(value: float) -> str:
+    text = repr(value)
+    return text if any(c in text for c in ".einf") else text + ".0"
+
+
+def _dotted(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        head = _dotted(node.value)
+        return f"{head}.{node.attr}" if head else ""
+    return ""
+
+
+def _keyword(call: ast.Call, name: str) -> ast.expr | None:
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    return None
+
+
+def _is_counter_increment(node: ast.AST) -> bool:
+    """``self.NAME += 1``: a counter (``self.bytes += size`` is an accumulator, not a counter)."""
+    return (isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add)
+            and isinstance(node.target, ast.Attribute) and _dotted(node.target.value) == "self"
+            and isinstance(node.value, ast.Constant) and node.value.value == 1)
+
+
+class _Proposer(ast.NodeVisitor):
+    """Collects edits for the enabled operators; tracks the enclosing function and class."""
+
+    def __init__(self, source: _Source, operators: frozenset[str], numpy_name: str | None) -> None:
+        self.src = source
+        self.operators = operators
+        self.np = numpy_name
+        self.edits: list[tuple[_Edit, str]] = []
+        self.function_stack: list[str] = []
+        self.class_counters: list[set[str]] = []
+
+    # -- bookkeeping ---------------------------------------------------------------------------
+    @property
+    def function(self) -> str:
+        return ".".join(self.function_stack) or "<module>"
+
+    def add(self, operator: str, node: ast.AST, text: str, description: str,
+            span: tuple[int, int] | None = None) -> None:
+        if operator not in self.operators:
+            return
+        start, end = span if span is not None else self.src.span(node)
+        edit = _Edit(start, end, text, operator, description, node.lineno, node.col_offset)  # type: ignore[attr-defined]
+        self.edits.append((edit, self.function))
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        counters = set()
+        for child in ast.walk(node):
+            if _is_counter_increment(child):
+                counters.add(child.target.attr)
+        self.function_stack.append(node.name)
+        self.class_counters.append(counters)
+        self.generic_visit(node)
+        self.class_counters.pop()
+        self.function_stack.pop()
+
+    def _visit_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.function_stack.append(node.name)
+        # decorators and annotations are not numeric code
+        for statement in node.body:
+            self.visit(statement)
+        self.function_stack.pop()
+
+    visit_FunctionDef = _visit_function
+    visit_AsyncFunctionDef = _visit_function
+
+    # -- operators -------------------------------------------------------------------------------
+    def visit_Expr(self, node: ast.Expr) -> None:
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return  # docstrings
+        self.generic_visit(node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        value = node.value
+        if isinstance(value, float) and value not in (0.0, 1.0, -1.0) and value == value and abs(value) != float("inf"):
+            for nudge in NUDGES:
+                new = value * (1.0 + nudge)
+                if new != value:
+                    self.add("const-nudge", node, _float_repr(new), f"{value!r} -> {new!r} (relative {nudge:g})")
+
+    def visit_Compare(self, node: ast.Compare) -> None:
+        swaps: dict[type, str] = {ast.Lt: "<=", ast.LtE: "<", ast.Gt: ">=", ast.GtE: ">"}
+        if len(node.ops) == 1 and type(node.ops[0]) in swaps:
+            left, right = self.src.segment(node.left), self.src.segment(node.comparators[0])
+            op = swaps[type(node.ops[0])]
+            old = {"<=": "<", "<": "<=", ">=": ">", ">": ">="}[op]
+            self.add("compare-boundary", node, f"{left} {op} {right}", f"'{old}' -> '{op}'")
+        self.generic_visit(node)
+
+    def visit_BinOp(self, node: ast.BinOp) -> None:
+        seg = self.src.segment
+        if isinstance(node.op, ast.FloorDiv) and isinstance(node.left, (ast.Name, ast.Attribute, ast.Subscript)):
+            self.add("index-shift", node, f"({seg(node.left)} - 1) // {seg(node.right)}",
+                     f"{seg(node.left)} // ... -> ({seg(node.left)} - 1) // ...")
+        if (isinstance(node.op, ast.Add) and isinstance(node.left, ast.BinOp)
+                and isinstance(node.left.op, ast.Add)):
+            a, b, c = seg(node.left.left), seg(node.left.right), seg(node.right)
+            self.add("reassociate", node, f"{a} + ({b} + {c})", "(a + b) + c -> a + (b + c)")
+        if isinstance(node.op, ast.Div) and not isinstance(node.right, ast.Constant):
+            self.add("reassociate", node, f"{seg(node.left)} * (1.0 / {seg(node.right)})",
+                     "x / y -> x * (1.0 / y)")
+        if isinstance(node.op, ast.Sub) and isinstance(node.right, ast.Call):
+            callee = _dotted(node.right.func)
+            if callee.split(".")[-1] in ("max", "amax"):
+                self.add("reassociate", node, seg(node.left), f"x - {callee}(...) -> x (no max subtraction)")
+        self.generic_visit(node)
+
+    def visit_Slice(self, node: ast.Slice) -> None:
+        if node.upper is not None and not isinstance(node.upper, ast.UnaryOp):
+            text = self.src.segment(node.upper)
+            self.add("index-shift", node.upper, f"({text}) - 1", f"slice end {text} -> {text} - 1")
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        callee = _dotted(node.func)
+        last = callee.split(".")[-1]
+        seg = self.src.segment
+        if callee == "range" and node.args:
+            end = node.args[1] if len(node.args) >= 2 else node.args[0]
+            text = seg(end)
+            self.add("index-shift", end, f"{text} - 1", f"range end {text} -> {text} - 1")
+        # rounding: drop a rounding call (argument passes through), or rint/round -> trunc
+        if (len(node.args) == 1 and not node.keywords and last
+                and any(part in last.lower() for part in ROUNDING_NAME_PARTS) and not last.startswith("_")
+                and not isinstance(node.args[0], ast.Starred)):
+            self.add("rounding", node, f"({seg(node.args[0])})", f"{callee}(x) dropped -> x")
+        if self.np and callee in (f"{self.np}.rint", f"{self.np}.round", f"{self.np}.around") and node.args:
+            self.add("rounding", node.func, f"{self.np}.trunc", f"{callee} -> {self.np}.trunc (truncation)")
+        # reduction order
+        axis = _keyword(node, "axis")
+        if self.np and axis is not None and last in REDUCERS:
+            if callee in (f"{self.np}.sum", f"{self.np}.add.reduce") and node.args:
+                x, a = seg(node.args[0]), seg(axis)
+                rest = seg(node)[len(seg(node.func)) :]
+                flipped = rest.replace(x, f"{self.np}.flip({x}, axis={a})", 1)
+                self.add("reduction-order", node, f"{callee}{flipped}", f"{callee} reversed along axis {a}")
+                half = (f"(lambda _t, _a: {self.np}.add.reduce({self.np}.take(_t, range(_t.shape[_a] // 2), axis=_a), axis=_a)"
+                        f" + {self.np}.add.reduce({self.np}.take(_t, range(_t.shape[_a] // 2, _t.shape[_a]), axis=_a),"
+                        f" axis=_a))({x}, {a})")
+                self.add("reduction-order", node, half, f"{callee} split in two halves along axis {a}")
+            elif isinstance(node.func, ast.Attribute) and last == "sum" and callee != f"{self.np}.sum":
+                x, a = seg(node.func.value), seg(axis)
+                self.add("reduction-order", node, f"{self.np}.flip({x}, axis={a}).sum(axis={a})",
+                         f"{x}.sum reversed along axis {a}")
+        self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if self.np and _dotted(node.value) == self.np and node.attr in ("float32", "float64"):
+            other = "float64" if node.attr == "float32" else "float32"
+            self.add("dtype-promote", node, f"{self.np}.{other}", f"{self.np}.{node.attr} -> {self.np}.{other}")
+        self.generic_visit(node)
+
+    def visit_For(self, node: ast.For) -> None:
+        index: str | None = None
+        if isinstance(node.target, ast.Name):
+            index = node.target.id
+        elif (isinstance(node.target, ast.Tuple) and node.target.elts and isinstance(node.target.elts[0], ast.Name)
+              and isinstance(node.iter, ast.Call) and _dotted(node.iter.func) == "enumerate"):
+            index = node.target.elts[0].id
+        iterates_range = isinstance(node.iter, ast.Call) and _dotted(node.iter.func) in ("range", "enumerate")
+        if index and index != "_" and iterates_range and node.body:
+            first = node.body[0]
+            indent = self.src.indent_of(first.lineno)
+            at = self.src.offset(first.lineno, 0)
+            text = f"{indent}if {index} >= {SKIP_THRESHOLD}:\n{indent}    continue\n"
+            self.add("threshold-skip", first, text, f"loop over {index} skipped from {index} >= {SKIP_THRESHOLD}",
+                     span=(at, at))
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:  # the annotation is a type, not numeric code
+            self.visit(node.value)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        if isinstance(node.value, ast.Subscript) and _dotted(node.value.value).split(".")[-1] in TYPE_CONSTRUCTORS:
+            return  # a type alias (Body = Callable[[...], np.float32])
+        if (len(node.targets) == 1 and isinstance(node.value, ast.Tuple) and len(node.value.elts) >= 2
+                and "key" in _dotted(node.targets[0]).lower()):
+            parts = [self.src.segment(e) for e in node.value.elts]
+            for drop, part in enumerate(parts):
+                kept = [p for i, p in enumerate(parts) if i != drop]
+                text = "(" + ", ".join(kept) + ("," if len(kept) == 1 else "") + ")"
+                self.add("key-drop", node.value, text, f"key loses its part {part}")
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        if self.class_counters and _is_counter_increment(node):
+            assert isinstance(node.target, ast.Attribute)
+            for other in sorted(self.class_counters[-1] - {node.target.attr}):
+                self.add("counter-swap", node.target, f"self.{other}",
+                         f"self.{node.target.attr} += ... counted on self.{other}")
+        self.generic_visit(node)
+
+
+def _numpy_name(tree: ast.Module) -> str | None:
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "numpy":
+                    return alias.asname or "numpy"
+    return None
+
+
+def mutants_of_source(text: str, path: str, *, operators: Iterable[str] = OPERATORS,
+                      include_functions: Sequence[str] = (), exclude_functions: Sequence[str] = ()) -> list[CodeMutant]:
+    """Every mutant of one module's source. ``path`` is how the diff names the file."""
+    unknown = sorted(set(operators) - set(OPERATORS))
+    if unknown:
+        raise ScopeError(f"unknown mutation operator(s) {', '.join(unknown)}; known: {', '.join(OPERATORS)}")
+    tree = ast.parse(text, filename=path)
+    source = _Source(text)
+    proposer = _Proposer(source, frozenset(operators), _numpy_name(tree))
+    proposer.visit(tree)
+    mutants: list[CodeMutant] = []
+    seen: set[str] = set()
+    counts: dict[tuple[int, int, str], int] = {}
+    for edit, function in proposer.edits:
+        if include_functions and not any(fnmatch.fnmatchcase(function, p) for p in include_functions):
+            continue
+        if any(fnmatch.fnmatchcase(function, p) for p in exclude_functions):
+            continue
+        mutated = source.apply(edit)
+        if mutated == text or mutated in seen:
+            continue
+        try:
+            compile(mutated, path, "exec", dont_inherit=True)
+        except SyntaxError:
+            continue
+        seen.add(mutated)
+        variant_key = (edit.line, edit.col, edit.operator)
+        variant = counts.get(variant_key, 0)
+        counts[variant_key] = variant + 1
+        diff = "".join(difflib.unified_diff(
+            text.splitlines(keepends=True), mutated.splitlines(keepends=True),
+            fromfile=f"a/{path}", tofile=f"b/{path}", n=3))
+        mutants.append(CodeMutant(
+            ident=f"{path}:{edit.line}:{edit.col}:{edit.operator}:{variant}",
+            path=path, line=edit.line, function=function, operator=edit.operator,
+            description=edit.description,
+            original=source.data[edit.start : edit.end].decode("utf-8"),
+            replacement=edit.text, diff=diff))
+    return mutants
+
+
+def python_files(root: Path, paths: Sequence[str]) -> list[Path]:
+    """The ``.py`` files under ``paths`` (files or folders, relative to ``root``), sorted."""
+    found: set[Path] = set()
+    for entry in paths:
+        target = (root / entry).resolve()
+        if target.is_file() and target.suffix == ".py":
+            found.add(target)
+        elif target.is_dir():
+            found.update(p for p in target.rglob("*.py") if "__pycache__" not in p.parts)
+    return sorted(found)
+
+
+def generate(root: Path, paths: Sequence[str], *, operators: Iterable[str] = OPERATORS,
+             include_functions: Sequence[str] = (), exclude_functions: Sequence[str] = (),
+             exclude_files: Sequence[str] = ()) -> list[CodeMutant]:
+    """All mutants of the Python files under ``paths``; a scope that matches no code is a ScopeError."""
+    root = Path(root).resolve()
+    files = [f for f in python_files(root, paths)
+             if not any(fnmatch.fnmatchcase(f.relative_to(root).as_posix(), g) for g in exclude_files)]
+    if not files:
+        raise ScopeError(f"code mutants: no Python file under {', '.join(paths) or '(nothing)'} in {root}; "
+                         "fix the paths in [mutate.code] (relative to the project root)")
+    mutants: list[CodeMutant] = []
+    for file in files:
+        relative = file.relative_to(root).as_posix()
+        mutants.extend(mutants_of_source(file.read_text(encoding="utf-8"), relative, operators=operators,
+                                         include_functions=include_functions, exclude_functions=exclude_functions))
+    if not mutants:
+        raise ScopeError(f"code mutants: the scope ({len(files)} file(s) under {', '.join(paths)}) yields no mutant; "
+                         "widen the paths, functions or operators in [mutate.code]")
+    return mutants
+
+
+def sample(mutants: Sequence[CodeMutant], budget: int | None, seed: int) -> list[CodeMutant]:
+    """A reproducible random sample of ``budget`` mutants (all of them when ``budget`` is None),
+    kept in source order."""
+    if budget is None or budget >= len(mutants):
+        return list(mutants)
+    chosen = set(random.Random(seed).sample(range(len(mutants)), budget))
+    return [m for i, m in enumerate(mutants) if i in chosen]
+
+
+def by_operator(mutants: Iterable[CodeMutant]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for mutant in mutants:
+        counts[mutant.operator] = counts.get(mutant.operator, 0) + 1
+    return counts
+
+
+def iter_lines(mutants: Iterable[CodeMutant], describe: Callable[[CodeMutant], str] | None = None) -> Iterator[str]:
+    for mutant in mutants:
+        yield describe(mutant) if describe else f"{mutant.ident}  {mutant.description}"

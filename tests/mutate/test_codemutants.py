@@ -1,0 +1,154 @@
+"""Generated code mutants: each operator proposes a plausible kernel bug that compiles, changes the
+code, and applies to a real git tree as the unified diff it carries."""
+
+from __future__ import annotations
+
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+from vtgate.mutate.codemutants import OPERATORS, ScopeError, by_operator, generate, mutants_of_source, sample
+
+KERNEL = textwrap.dedent('''\
+    """A small kernel module written the way engines write them."""
+
+    import numpy as np
+
+    EPS = 1e-5
+    Body = Callable[[np.ndarray], np.float32]
+
+
+    def rmsnorm(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """Docstring 0.5 < 1 is not code."""
+        ms = np.sum(x * x, axis=-1) / x.shape[-1]
+        return x / np.sqrt(ms + EPS) * w
+
+
+    def softmax(s: np.ndarray) -> np.ndarray:
+        z = np.exp(s - np.max(s, axis=-1, keepdims=True))
+        return z / z.sum(axis=-1, keepdims=True)
+
+
+    def gather(table, ctx, bs):
+        nb = (ctx + bs - 1) // bs
+        last = ctx // bs
+        out = []
+        for i in range(nb):
+            if i < last:
+                out.append(table[i][:bs])
+        return np.rint(np.asarray(out, dtype=np.float32))
+
+
+    def round_bf16(x):
+        return x
+
+
+    def layer_stack(x, layers):
+        for i, layer in enumerate(layers):
+            x = round_bf16(layer(x))
+        return x
+
+
+    class Cache:
+        def __init__(self):
+            self.hits = 0
+            self.misses = 0
+            self.size = 0
+
+        def get(self, name, dtype, shape, entries):
+            key = (name, dtype, shape)
+            if key in entries:
+                self.hits += 1
+                return entries[key]
+            self.misses += 1
+            self.size += 4
+            return None
+    ''')
+
+
+def test_every_operator_proposes_a_compiling_change_on_a_kernel_module() -> None:
+    mutants = mutants_of_source(KERNEL, "pkg/kernels.py")
+    assert set(by_operator(mutants)) == set(OPERATORS)
+    for mutant in mutants:
+        assert mutant.diff.startswith("--- a/pkg/kernels.py\n+++ b/pkg/kernels.py\n")
+        assert mutant.original != mutant.replacement
+
+
+def test_diffs_apply_with_git_apply_and_produce_code_that_compiles(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    target = tmp_path / "pkg" / "kernels.py"
+    target.write_text(KERNEL, encoding="utf-8")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    for mutant in mutants_of_source(KERNEL, "pkg/kernels.py"):
+        done = subprocess.run(["git", "-C", str(tmp_path), "apply", "-"], input=mutant.diff.encode(),
+                              capture_output=True, check=False)
+        assert done.returncode == 0, (mutant.ident, done.stderr)
+        mutated = target.read_text(encoding="utf-8")
+        assert mutated != KERNEL
+        compile(mutated, "kernels.py", "exec")
+        target.write_text(KERNEL, encoding="utf-8")
+
+
+def test_docstrings_annotations_and_type_aliases_are_never_mutated() -> None:
+    mutants = mutants_of_source(KERNEL, "k.py")
+    lines = KERNEL.splitlines()
+    touched = {lines[m.line - 1] for m in mutants}
+    assert not any("Docstring" in line or line.startswith("Body =") or "def rmsnorm" in line for line in touched)
+
+
+def test_kernel_bugs_are_the_ones_engine_commits_make() -> None:
+    described = {(m.operator, m.description) for m in mutants_of_source(KERNEL, "k.py")}
+    nudges = sorted(d for op, d in described if op == "const-nudge")
+    assert len(nudges) == 2 and all(d.startswith("1e-05 -> 1.00") for d in nudges)
+    assert {d.rsplit("(", 1)[1] for d in nudges} == {"relative 0.001)", "relative 1e-06)"}
+    assert ("compare-boundary", "'<' -> '<='") in described
+    assert ("index-shift", "ctx // ... -> (ctx - 1) // ...") in described
+    assert ("reassociate", "x - np.max(...) -> x (no max subtraction)") in described
+    assert ("rounding", "round_bf16(x) dropped -> x") in described
+    assert ("rounding", "np.rint -> np.trunc (truncation)") in described
+    assert ("key-drop", "key loses its part dtype") in described
+    assert ("counter-swap", "self.hits += ... counted on self.misses") in described
+    assert ("threshold-skip", "loop over i skipped from i >= 2") in described
+    # an accumulator is not a counter: self.size += 4 is never swapped, nor swapped onto
+    assert not any("size" in d for op, d in described if op == "counter-swap")
+
+
+def test_identities_are_stable_and_unique() -> None:
+    first = [m.ident for m in mutants_of_source(KERNEL, "k.py")]
+    assert first == [m.ident for m in mutants_of_source(KERNEL, "k.py")]
+    assert len(first) == len(set(first))
+
+
+def test_operator_and_function_filters() -> None:
+    only = mutants_of_source(KERNEL, "k.py", operators=["compare-boundary"])
+    assert only and {m.operator for m in only} == {"compare-boundary"}
+    in_softmax = mutants_of_source(KERNEL, "k.py", include_functions=["softmax"])
+    assert in_softmax and {m.function for m in in_softmax} == {"softmax"}
+    no_cache = mutants_of_source(KERNEL, "k.py", exclude_functions=["Cache.*"])
+    assert not any(m.function.startswith("Cache") for m in no_cache)
+    with pytest.raises(ScopeError, match="unknown mutation operator"):
+        mutants_of_source(KERNEL, "k.py", operators=["flip-plus"])
+
+
+def test_a_scope_that_matches_no_code_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ScopeError, match="no Python file under nowhere"):
+        generate(tmp_path, ["nowhere"])
+    (tmp_path / "empty.py").write_text("X = 'text only'\n", encoding="utf-8")
+    with pytest.raises(ScopeError, match="yields no mutant"):
+        generate(tmp_path, ["empty.py"])
+
+
+def test_sampling_is_reproducible_and_keeps_source_order() -> None:
+    mutants = mutants_of_source(KERNEL, "k.py")
+    a, b = sample(mutants, 5, seed=7), sample(mutants, 5, seed=7)
+    assert a == b and len(a) == 5
+    assert [mutants.index(m) for m in a] == sorted(mutants.index(m) for m in a)
+    assert sample(mutants, None, seed=7) == mutants
+
+
+def test_the_engine_numeric_modules_yield_every_kind_of_kernel_bug() -> None:
+    root = Path(__file__).resolve().parents[2]
+    mutants = generate(root, ["engine/vtengine"], exclude_files=["engine/vtengine/cli.py"])
+    operators = by_operator(mutants)
+    assert set(operators) == set(OPERATORS), operators
