@@ -16,6 +16,8 @@ from vtgate.commands.check import ISOLATE_OPTION, ROOT_OPTION, SUITE_OPTION
 from vtgate.errors import SuiteError
 from vtgate.exitcodes import ExitCode
 from vtgate.mutate import ArmsError, PatchError, run_mutate
+from vtgate.mutate.codereport import render_code, write_code_json
+from vtgate.mutate.coderun import run_code_mutants
 from vtgate.mutate.report import render, write_json_report
 from vtgate.output import console, problem, say
 from vtgate.progress import live_progress, progress_wanted
@@ -38,6 +40,12 @@ def mutate(
     json_path: str = typer.Option(None, "--json", help="Write the JSON report to PATH ('-' = stdout)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No live progress on a terminal."),
     isolate_env: bool = ISOLATE_OPTION,
+    code: bool = typer.Option(False, "--code", help="Generated code mutants of the engine's source ([mutate.code]) "
+                              "instead of the declared mutations: a mutation score and the survivors."),
+    budget: int = typer.Option(None, "--budget", min=1, help="With --code: a random sample of N mutants."),
+    seed: int = typer.Option(0, "--seed", help="With --code: the sample's seed."),
+    operator: list[str] = typer.Option(None, "--operator", help="With --code: only this operator (repeatable)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="With --code: judge every mutant afresh."),
 ) -> int:
     """Prove every pin can fail: the kill matrix of declared mutations and built-in controls."""
     previous = signal.signal(signal.SIGTERM, _terminate)
@@ -45,6 +53,24 @@ def mutate(
         loaded = load_suite(suite)
         if root is not None and not root.is_dir():
             raise SuiteError(f"--root {root}: no such directory")
+        if not code and (budget is not None or operator or no_cache):
+            raise SuiteError("--budget, --operator and --no-cache go with --code")
+        if code:
+            if mutation or no_auto:
+                raise SuiteError("--code judges generated mutants: it takes no --mutation or --no-auto")
+            wanted = progress_wanted(json_to_stdout=json_path == "-", quiet=quiet)
+            with live_progress(console, wanted, "mutants") as progress:
+                code_report = run_code_mutants(loaded, root=root, select=gate or None, keyword=keyword, jobs=jobs,
+                                               budget=budget, seed=seed, operators=operator or None,
+                                               use_cache=not no_cache, isolate_env=isolate_env or None,
+                                               progress=progress)
+            if not code_report.verdicts:
+                say("nothing to mutate: no gate or no mutant selected")
+            else:
+                render_code(code_report, console)
+            if json_path:
+                write_code_json(code_report, json_path)
+            return int(code_report.exit_code)
         wanted = progress_wanted(json_to_stdout=json_path == "-", quiet=quiet)
         with live_progress(console, wanted) as progress:
             report = run_mutate(loaded, root=root, select=gate or None, keyword=keyword, only=mutation or None,

@@ -1,0 +1,398 @@
+"""Run generated code mutants against a suite: ``vtgate mutate --code``.
+
+One baseline check on the user's tree decides which gates can kill (green ones). Each mutant is then
+applied to a throw-away copy of the tree (``git apply``, like a declared ``patch`` mutation, with the
+same stale-guard proof: the copy's source-tree hash is what the probes must report) and the green gates
+run on it one at a time, cheapest first, through the shared probe runs; the first gate that goes red
+kills the mutant and the rest are not run. A probe that crashes or times out under the mutant kills it
+too, listed apart (``killed-by-crash``, ``killed-by-timeout``). A survivor whose every observation
+equals the baseline's is *possibly equivalent*: the suite's probes could not see the change at all.
+
+Equivalents a person has confirmed live in a ledger (``[mutate.code] equivalents``, default
+``goldens/mutations/equivalent.toml``), keyed by the mutant's diff digest, with a reason; they are never
+counted again. Verdicts are cached under ``.vtgate-cache/code-mutants/`` keyed by everything that
+decides them: the mutated tree's hash, the diff, the suite and golden files, the interpreter, NumPy's
+version and the ambient knobs; a rerun on an unchanged tree evaluates nothing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from vtgate.checkrun import GateResult, judge_check, plan_check, resolve_pins, shared_runs
+from vtgate.errors import SuiteError
+from vtgate.exitcodes import ExitCode
+from vtgate.goldens import golden_files
+from vtgate.mutate.codemutants import OPERATORS, CodeMutant, ScopeError, generate, sample
+from vtgate.mutate.copies import PatchError, Scratch
+from vtgate.probes import Progress, expected_tree_hash
+from vtgate.records import GateSpec, Suite
+from vtgate.suite import select_gates
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+Status = Literal["killed", "killed-by-crash", "killed-by-timeout", "survived", "possibly-equivalent",
+                 "equivalent", "error"]
+KILLED: frozenset[str] = frozenset({"killed", "killed-by-crash", "killed-by-timeout"})
+CACHE_VERSION = 1
+DEFAULT_LEDGER = "goldens/mutations/equivalent.toml"
+CODE_KEYS = frozenset({"paths", "exclude", "include_functions", "exclude_functions", "operators", "equivalents"})
+
+
+@dataclass(frozen=True)
+class CodeScope:
+    """``[mutate.code]``: which code is mutated and by which operators."""
+
+    paths: tuple[str, ...]
+    exclude: tuple[str, ...] = ()
+    include_functions: tuple[str, ...] = ()
+    exclude_functions: tuple[str, ...] = ()
+    operators: tuple[str, ...] = OPERATORS
+    equivalents: str = DEFAULT_LEDGER
+
+
+@dataclass(frozen=True)
+class MutantVerdict:
+    mutant: CodeMutant
+    status: Status
+    gates_run: tuple[str, ...]
+    killed_by: str | None
+    detail: str
+    seconds: float
+    cached: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        m = self.mutant
+        return {"id": m.ident, "digest": m.digest, "file": m.path, "line": m.line, "function": m.function,
+                "operator": m.operator, "description": m.description, "status": self.status,
+                "killed_by": self.killed_by, "gates_run": list(self.gates_run), "detail": self.detail,
+                "seconds": round(self.seconds, 3), "cached": self.cached, "diff": m.diff}
+
+
+@dataclass
+class CodeReport:
+    suite: Suite
+    generated: int
+    verdicts: list[MutantVerdict]
+    baseline_red: tuple[str, ...]
+    seconds: float
+    budget: int | None
+    seed: int
+    ledger: str
+    evaluated: int = 0
+    by_status: dict[str, int] = field(default_factory=dict)
+
+    def count(self, *statuses: str) -> int:
+        return sum(1 for v in self.verdicts if v.status in statuses)
+
+    @property
+    def killed(self) -> int:
+        return self.count(*KILLED)
+
+    @property
+    def non_equivalent(self) -> int:
+        return len(self.verdicts) - self.count("equivalent", "error")
+
+    @property
+    def score(self) -> float | None:
+        return self.killed / self.non_equivalent if self.non_equivalent else None
+
+    @property
+    def exit_code(self) -> ExitCode:
+        if not self.verdicts:
+            return ExitCode.NOTHING
+        if self.count("error"):
+            return ExitCode.INTERNAL
+        return ExitCode.OK if self.count("survived", "possibly-equivalent") == 0 else ExitCode.RED
+
+    def table(self, attribute: str) -> dict[str, dict[str, int]]:
+        """Per file or per operator: mutants, killed, survived, possibly equivalent, equivalent."""
+        rows: dict[str, dict[str, int]] = {}
+        for verdict in self.verdicts:
+            key = getattr(verdict.mutant, attribute)
+            row = rows.setdefault(key, {"mutants": 0, "killed": 0, "survived": 0, "possibly-equivalent": 0,
+                                        "equivalent": 0, "error": 0})
+            row["mutants"] += 1
+            status = "killed" if verdict.status in KILLED else verdict.status
+            row[status] += 1
+        return dict(sorted(rows.items()))
+
+    def to_json(self) -> dict[str, Any]:
+        score = self.score
+        return {"schema": 1, "kind": "code", "ok": self.exit_code == ExitCode.OK, "generated": self.generated,
+                "sampled": len(self.verdicts), "budget": self.budget, "seed": self.seed,
+                "killed": self.killed, "non_equivalent": self.non_equivalent,
+                "score": None if score is None else round(score, 4),
+                "counts": {s: self.count(s) for s in ("killed", "killed-by-crash", "killed-by-timeout", "survived",
+                                                      "possibly-equivalent", "equivalent", "error")},
+                "baseline_red": list(self.baseline_red), "ledger": self.ledger, "evaluated": self.evaluated,
+                "by_operator": self.table("operator"), "by_file": self.table("path"),
+                "mutants": [v.to_json() for v in self.verdicts], "seconds": round(self.seconds, 3)}
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    with path.open("rb") as handle:
+        return tomllib.load(handle)
+
+
+def _strings(table: Mapping[str, Any], key: str, where: str, default: tuple[str, ...] = ()) -> tuple[str, ...]:
+    value = table.get(key, list(default))
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise SuiteError(f"{where}: '{key}' must be a list of strings")
+    return tuple(value)
+
+
+def load_scope(suite: Suite) -> CodeScope:
+    """The suite's ``[mutate.code]`` table (in pyproject: ``[tool.vtgate.mutate.code]``); without one,
+    every Python file of ``[suite] source_tree``."""
+    data = _read_toml(suite.path)
+    if suite.path.name == "pyproject.toml":
+        data = data.get("tool", {}).get("vtgate", {})
+    table = data.get("mutate", {}).get("code")
+    where = f"{suite.path}: [mutate.code]"
+    if table is None:
+        if not suite.settings.source_tree:
+            raise SuiteError(f"{suite.path}: code mutants need [mutate.code] paths = [...] or [suite] source_tree")
+        return CodeScope(paths=(suite.settings.source_tree,))
+    if not isinstance(table, Mapping):
+        raise SuiteError(f"{where} must be a table")
+    unknown = sorted(set(table) - CODE_KEYS)
+    if unknown:
+        raise SuiteError(f"{where}: unknown key '{unknown[0]}' (known: {', '.join(sorted(CODE_KEYS))})")
+    default_paths = (suite.settings.source_tree,) if suite.settings.source_tree else ()
+    paths = _strings(table, "paths", where, default_paths)
+    if not paths:
+        raise SuiteError(f"{where}: paths is empty and [suite] source_tree is not set")
+    operators = _strings(table, "operators", where, OPERATORS)
+    bad = sorted(set(operators) - set(OPERATORS))
+    if bad:
+        raise SuiteError(f"{where}: unknown operator '{bad[0]}' (known: {', '.join(OPERATORS)})")
+    equivalents = table.get("equivalents", DEFAULT_LEDGER)
+    if not isinstance(equivalents, str):
+        raise SuiteError(f"{where}: 'equivalents' must be a path")
+    return CodeScope(paths, _strings(table, "exclude", where), _strings(table, "include_functions", where),
+                     _strings(table, "exclude_functions", where), operators, equivalents)
+
+
+def load_ledger(path: Path) -> dict[str, str]:
+    """Confirmed equivalents: diff digest -> reason. ``[[equivalent]] digest = "...", id = "...",
+    reason = "..."``; an entry without a reason is an error (an equivalence is a claim a person makes)."""
+    if not path.is_file():
+        return {}
+    data = _read_toml(path)
+    entries = data.get("equivalent", [])
+    ledger: dict[str, str] = {}
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("digest"), str):
+            raise SuiteError(f"{path}: [[equivalent]] #{index + 1} needs digest = \"...\" (from the report)")
+        reason = entry.get("reason")
+        if not isinstance(reason, str) or not reason.strip():
+            raise SuiteError(f"{path}: [[equivalent]] {entry['digest']} has no reason; say why the mutant cannot "
+                             "change any output")
+        ledger[entry["digest"]] = reason.strip()
+    return ledger
+
+
+def _file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "absent"
+
+
+def oracle_digest(suite: Suite, specs: Sequence[GateSpec]) -> str:
+    """The suite file, the selected gates' golden paths and every golden file under the goldens folder."""
+    digest = hashlib.sha256(_file_digest(suite.path).encode())
+    named = {str(suite.root / spec.golden) for spec in specs if spec.golden}
+    folder = suite.root / suite.settings.goldens
+    files = sorted(named | {str(p) for p in golden_files(folder)})
+    for path in files:
+        digest.update(path.encode() + b"\0" + _file_digest(Path(path)).encode())
+    return digest.hexdigest()
+
+
+def judge_identity(ambient: Mapping[str, str], isolate: bool) -> str:
+    """The judge outside the tree: interpreter, NumPy, vtgate, the ambient knobs and the isolation."""
+    try:
+        import numpy
+
+        numpy_version = numpy.__version__
+    except ImportError:  # pragma: no cover - numpy is a dependency
+        numpy_version = "absent"
+    from vtgate import __version__
+
+    parts = {"python": sys.version, "implementation": platform.python_implementation(), "numpy": numpy_version,
+             "vtgate": __version__, "ambient": dict(sorted(ambient.items())), "isolate": isolate}
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+class VerdictCache:
+    """One JSON file a verdict, named by its key; written atomically."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        if self.folder is None:
+            return None
+        path = self.folder / f"{key}.json"
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def put(self, key: str, record: Mapping[str, Any]) -> None:
+        if self.folder is None:
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(record, handle)
+        os.replace(tmp, self.folder / f"{key}.json")
+
+
+def _comparable(observation: Mapping[str, Any] | None) -> Any:
+    """An observation without what always differs between trees (meta: hashes, versions, timings)."""
+    if observation is None:
+        return None
+    return {k: v for k, v in observation.items() if k not in ("meta", "timings", "seconds")}
+
+
+def _same_observations(results: Mapping[str, GateResult], baseline: Mapping[str, GateResult]) -> bool:
+    for name, result in results.items():
+        mine = {label: _comparable(o) for label, o in result.observations.items()}
+        theirs = {label: _comparable(o) for label, o in baseline[name].observations.items()}
+        if mine != theirs:
+            return False
+    return True
+
+
+def run_code_mutants(
+    suite: Suite,
+    *,
+    root: str | Path | None = None,
+    select: Sequence[str] | None = None,
+    keyword: str | None = None,
+    jobs: int | None = None,
+    budget: int | None = None,
+    seed: int = 0,
+    operators: Sequence[str] | None = None,
+    use_cache: bool = True,
+    isolate_env: bool | None = None,
+    progress: Progress | None = None,
+    say: Callable[[str], None] | None = None,
+) -> CodeReport:
+    """Generate, sample and judge code mutants (see the module docstring). Raises SuiteError for a bad
+    scope or ledger (exit 2)."""
+    started = time.perf_counter()
+    tell = say or (lambda message: None)
+    root_path = Path(root).resolve() if root is not None else suite.root
+    scope = load_scope(suite)
+    try:
+        mutants = generate(root_path, scope.paths, operators=operators or scope.operators,
+                           include_functions=scope.include_functions, exclude_functions=scope.exclude_functions,
+                           exclude_files=scope.exclude)
+    except ScopeError as error:
+        raise SuiteError(str(error)) from None
+    ledger_path = suite.root / scope.equivalents
+    ledger = load_ledger(ledger_path)
+    chosen = sample(mutants, budget, seed)
+    specs = select_gates(suite, list(select) if select else None, keyword)
+    report = CodeReport(suite, len(mutants), [], (), 0.0, budget, seed, str(ledger_path))
+    if not specs or not chosen:
+        report.seconds = time.perf_counter() - started
+        return report
+    pins = resolve_pins(specs, suite)
+    cache_dir = (root_path / ".vtgate-cache" / "code-mutants") if use_cache else None
+    cache = VerdictCache(cache_dir)
+    oracle = oracle_digest(suite, specs)
+    with shared_runs(suite, jobs=jobs, isolate_env=isolate_env, progress=progress) as shared:
+        tell(f"baseline: {len(specs)} gates on {root_path}")
+        baseline = judge_check(plan_check(specs, suite, root_path, shared, pins=pins), specs, suite, shared, pins)
+        green = [s for s in specs if baseline[s.name].status == "green"]
+        report.baseline_red = tuple(s.name for s in specs if baseline[s.name].status != "green")
+        green.sort(key=lambda s: baseline[s.name].seconds)  # cheapest gate first: most kills cost one run
+        judge = judge_identity(shared.ambient.values, shared.ambient.isolated)
+        evaluated = 0
+        lock = threading.Lock()
+
+        def one(mutant: CodeMutant, scratch: Scratch) -> MutantVerdict:
+            nonlocal evaluated
+            if mutant.digest in ledger:
+                return MutantVerdict(mutant, "equivalent", (), None, ledger[mutant.digest], 0.0)
+            t0 = time.perf_counter()
+            patch = Path(scratch.path or tempfile.gettempdir()) / f"{mutant.digest}.patch"
+            patch.write_text(mutant.diff, encoding="utf-8")
+            try:
+                copy = scratch.patched_copy(root_path, f"m-{mutant.digest}", patch, mutant.ident)
+            except PatchError as error:
+                return MutantVerdict(mutant, "error", (), None, f"does not apply: {error}", time.perf_counter() - t0)
+            key = hashlib.sha256(json.dumps([CACHE_VERSION, expected_tree_hash(copy, suite.settings), mutant.diff,
+                                             oracle, judge, [s.name for s in green]]).encode()).hexdigest()
+            hit = cache.get(key)
+            if hit is not None:
+                return MutantVerdict(mutant, hit["status"], tuple(hit["gates_run"]), hit["killed_by"], hit["detail"],
+                                     time.perf_counter() - t0, cached=True)
+            with lock:
+                evaluated += 1
+            ran: list[str] = []
+            results: dict[str, GateResult] = {}
+            status: Status = "survived"
+            killed_by: str | None = None
+            detail = ""
+            for spec in green:
+                ran.append(spec.name)
+                planned = plan_check([spec], suite, copy, shared, pins=pins)
+                result = judge_check(planned, [spec], suite, shared, pins)[spec.name]
+                results[spec.name] = result
+                if result.status == "red":
+                    status, killed_by, detail = "killed", spec.name, result.summary
+                    break
+                if result.status == "error":
+                    kind = result.error_kind or ""
+                    if kind == "timeout":
+                        status = "killed-by-timeout"
+                    elif kind in ("probe", "stale"):
+                        status = "killed-by-crash" if kind == "probe" else "error"
+                    else:
+                        status = "error"
+                    killed_by, detail = spec.name, (result.error or "").splitlines()[0] if result.error else kind
+                    break
+            if status == "survived" and _same_observations(results, baseline):
+                status = "possibly-equivalent"
+                detail = "no observation of any probe changed"
+            verdict = MutantVerdict(mutant, status, tuple(ran), killed_by, detail, time.perf_counter() - t0)
+            if status != "error":
+                cache.put(key, {"status": status, "gates_run": ran, "killed_by": killed_by, "detail": detail,
+                                "id": mutant.ident})
+            shutil.rmtree(copy, ignore_errors=True)
+            return verdict
+
+        with Scratch() as scratch, ThreadPoolExecutor(max_workers=max(1, shared.jobs)) as pool:
+            futures = [pool.submit(one, mutant, scratch) for mutant in chosen]
+            try:
+                for index, future in enumerate(futures, 1):
+                    verdict = future.result()
+                    report.verdicts.append(verdict)
+                    shared.note(f"mutant {index}/{len(chosen)}: {verdict.status}")
+            except BaseException:
+                for future in futures:
+                    future.cancel()
+                raise
+        report.evaluated = evaluated
+    report.seconds = time.perf_counter() - started
+    return report
