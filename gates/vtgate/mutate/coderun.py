@@ -10,7 +10,7 @@ equals the baseline's is *possibly equivalent*: the suite's probes could not see
 
 Equivalents a person has confirmed live in a ledger (``[mutate.code] equivalents``, default
 ``goldens/mutations/equivalent.toml``), keyed by the mutant's diff digest, with a reason; they are never
-counted again. Verdicts are cached under ``.vtgate-cache/code-mutants/`` keyed by everything that
+counted again. Verdicts are cached in the repository's git folder (``.git/vtgate/code-mutants/``) keyed by everything that
 decides them: the mutated tree's hash, the diff, the suite and golden files, the interpreter, NumPy's
 version and the ambient knobs; a rerun on an unchanged tree evaluates nothing."""
 
@@ -21,6 +21,7 @@ import json
 import os
 import platform
 import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -265,6 +266,19 @@ class VerdictCache:
         os.replace(tmp, self.folder / f"{key}.json")
 
 
+def cache_folder(root: Path) -> Path:
+    """Inside the repository's git folder when there is one (nothing is added to the user's tree),
+    else ``.vtgate-cache/code-mutants`` under the root."""
+    try:
+        done = subprocess.run(["git", "-C", str(root), "rev-parse", "--git-common-dir"], capture_output=True,
+                              text=True, check=False)
+    except OSError:
+        done = None
+    if done is not None and done.returncode == 0 and done.stdout.strip():
+        return (root / done.stdout.strip()).resolve() / "vtgate" / "code-mutants"
+    return root / ".vtgate-cache" / "code-mutants"
+
+
 def _comparable(observation: Mapping[str, Any] | None) -> Any:
     """An observation without what always differs between trees (meta: hashes, versions, timings)."""
     if observation is None:
@@ -317,7 +331,7 @@ def run_code_mutants(
         report.seconds = time.perf_counter() - started
         return report
     pins = resolve_pins(specs, suite)
-    cache_dir = (root_path / ".vtgate-cache" / "code-mutants") if use_cache else None
+    cache_dir = cache_folder(root_path) if use_cache else None
     cache = VerdictCache(cache_dir)
     oracle = oracle_digest(suite, specs)
     with shared_runs(suite, jobs=jobs, isolate_env=isolate_env, progress=progress) as shared:
@@ -342,7 +356,7 @@ def run_code_mutants(
             except PatchError as error:
                 return MutantVerdict(mutant, "error", (), None, f"does not apply: {error}", time.perf_counter() - t0)
             key = hashlib.sha256(json.dumps([CACHE_VERSION, expected_tree_hash(copy, suite.settings), mutant.diff,
-                                             oracle, judge, [s.name for s in green]]).encode()).hexdigest()
+                                             oracle, judge, sorted(s.name for s in green)]).encode()).hexdigest()
             hit = cache.get(key)
             if hit is not None:
                 return MutantVerdict(mutant, hit["status"], tuple(hit["gates_run"]), hit["killed_by"], hit["detail"],

@@ -1,0 +1,87 @@
+"""vtgate mutate --code on the mutfake engine (a real git project, real subprocess probes): every
+generated mutant is judged in a patched copy, cheapest gate first, stopping at the first red; the
+score counts killed over non-equivalent; a rerun evaluates nothing; the oracle is in the cache key; a
+ledger of confirmed equivalents is honoured and needs reasons; bad scopes are exit 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+CRASH_GUARD = '\nassert len(ARMS) <= 4, "the arm registry has four arms"\n'
+
+
+def code_json(project, *args: str) -> tuple[subprocess.CompletedProcess[str], dict]:
+    done = project.vtgate("mutate", "--code", "--json", "-", "-q", "-j", "2", *args)
+    assert done.stdout.strip(), done.stderr
+    return done, json.loads(done.stdout)
+
+
+def test_every_mutant_is_judged_and_a_kill_stops_at_the_first_red_gate(blessed) -> None:
+    source = blessed.root / "src" / "mutfake" / "__init__.py"
+    source.write_text(source.read_text() + CRASH_GUARD)
+    blessed.commit("a registry guard that a boundary mutant breaks at import")
+    done, report = code_json(blessed)
+    assert done.returncode in (0, 1), done.stderr
+    statuses = {m["status"] for m in report["mutants"]}
+    assert statuses <= {"killed", "killed-by-crash", "killed-by-timeout", "survived", "possibly-equivalent"}
+    assert report["sampled"] == report["generated"] == len(report["mutants"]) > 10
+    for mutant in report["mutants"]:
+        if mutant["status"] == "killed":
+            assert mutant["gates_run"][-1] == mutant["killed_by"]  # nothing ran after the killing gate
+        assert mutant["diff"].startswith("--- a/src/mutfake/")
+    crash = [m for m in report["mutants"] if m["status"] == "killed-by-crash"]
+    assert [m["description"] for m in crash] == ["'<=' -> '<'"]  # the import-time guard, listed apart
+    assert report["killed"] == sum(1 for m in report["mutants"] if m["status"].startswith("killed"))
+    assert report["score"] == round(report["killed"] / report["non_equivalent"], 4)
+    assert subprocess.run(["git", "status", "--porcelain"], cwd=blessed.root, capture_output=True,
+                          text=True).stdout == ""  # the user's tree is untouched
+
+
+def test_a_rerun_evaluates_nothing_and_a_changed_oracle_evaluates_again(blessed) -> None:
+    _, first = code_json(blessed, "--operator", "index-shift")
+    assert first["evaluated"] == len(first["mutants"]) > 0
+    _, again = code_json(blessed, "--operator", "index-shift")
+    assert again["evaluated"] == 0
+    assert [m["status"] for m in again["mutants"]] == [m["status"] for m in first["mutants"]]
+    assert all(m["cached"] for m in again["mutants"])
+    suite = blessed.suite_path
+    suite.write_text(suite.read_text() + "\n# the oracle changed\n")
+    _, changed = code_json(blessed, "--operator", "index-shift")
+    assert changed["evaluated"] == len(changed["mutants"])
+
+
+def test_budget_samples_reproducibly(blessed) -> None:
+    _, a = code_json(blessed, "--budget", "3", "--seed", "5", "--no-cache")
+    _, b = code_json(blessed, "--budget", "3", "--seed", "5", "--no-cache")
+    assert [m["id"] for m in a["mutants"]] == [m["id"] for m in b["mutants"]]
+    assert a["sampled"] == 3 and a["generated"] > 3 and a["budget"] == 3
+
+
+def test_confirmed_equivalents_are_never_counted_and_need_a_reason(blessed) -> None:
+    _, report = code_json(blessed)
+    survivors = [m for m in report["mutants"] if m["status"] in ("survived", "possibly-equivalent")]
+    assert survivors, "the mutfake suite leaves at least one mutant alive"
+    target = survivors[0]
+    ledger = blessed.root / "goldens" / "mutations" / "equivalent.toml"
+    ledger.parent.mkdir(parents=True, exist_ok=True)
+    ledger.write_text(f'[[equivalent]]\ndigest = "{target["digest"]}"\nid = "{target["id"]}"\n'
+                      'reason = "the suite never reads this value"\n')
+    _, after = code_json(blessed)
+    entry = next(m for m in after["mutants"] if m["digest"] == target["digest"])
+    assert entry["status"] == "equivalent" and entry["detail"] == "the suite never reads this value"
+    assert after["non_equivalent"] == report["non_equivalent"] - 1
+    ledger.write_text(f'[[equivalent]]\ndigest = "{target["digest"]}"\n')
+    done = blessed.vtgate("mutate", "--code")
+    assert done.returncode == 2
+    assert "has no reason" in done.stderr
+
+
+def test_a_scope_that_matches_no_code_is_exit_2(blessed) -> None:
+    blessed.suite_path.write_text(blessed.suite_path.read_text() + '\n[mutate.code]\npaths = ["nowhere"]\n')
+    done = blessed.vtgate("mutate", "--code")
+    assert done.returncode == 2
+    assert "no Python file under nowhere" in done.stderr
+    done = blessed.vtgate("mutate", "--budget", "3")
+    assert done.returncode == 2
+    assert "go with --code" in done.stderr
