@@ -28,12 +28,12 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
 def mutate(
     suite: Path = SUITE_OPTION,
     root: Path = ROOT_OPTION,
-    gate: list[str] = typer.Option(None, "--gate", help="Only this gate (repeatable)."),
+    gate: list[str] = typer.Option(None, "--gate", "-g", help="Only this gate (repeatable)."),
     keyword: str = typer.Option(None, "-k", help="Select gates whose name/kind/tier match EXPR (and/or/not)."),
     mutation: list[str] = typer.Option(None, "--mutation", "-m", help="Only this declared mutation (repeatable)."),
     no_auto: bool = typer.Option(False, "--no-auto", help="Skip the built-in negative controls and arm mutations."),
     jobs: int = typer.Option(None, "-j", "--jobs", min=1, help="Probe runs in parallel (default: cores)."),
-    json_path: str = typer.Option(None, "--json", help="Write the JSON report to PATH ('-' = stdout)."),
+    json_path: str = typer.Option(None, "--json", metavar="PATH", help="Write the JSON report to PATH ('-' = stdout)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines."),
 ) -> int:
     """Prove every pin can fail: the kill matrix of declared mutations and built-in controls."""
