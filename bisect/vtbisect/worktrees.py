@@ -86,8 +86,8 @@ class WorktreePool:
             argv = ["git", "-C", str(path), "revert", "--no-commit", "--no-edit", culprit]
             done = subprocess.run(argv, capture_output=True, text=True)
             if done.returncode != 0 or git(path, "ls-files", "--unmerged"):
-                detail = (done.stderr or done.stdout).strip().splitlines()
-                detail = detail[0] if detail else "unmerged paths"
+                lines = (done.stderr or done.stdout).strip().splitlines()
+                detail = lines[0] if lines else "unmerged paths"
                 git(path, "revert", "--abort", check=False)
                 git(path, "reset", "--hard", "--quiet", commit)
                 raise RevertConflict(culprit, detail)

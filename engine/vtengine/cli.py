@@ -137,6 +137,7 @@ def score(
             token_ids = _parse_ids(ids)
             observation = probes.score_ids(token_ids, model)
         else:
+            assert prompt is not None and reference is not None  # checked above
             observation = probes.teacher_forced(prompt, reference, None, model)
             token_ids = tokenizer.encode(prompt) + tokenizer.encode(reference, bos=False)
     except ValueError as error:

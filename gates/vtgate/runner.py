@@ -266,8 +266,8 @@ def run_check(
         if failed:
             label, first = failed[0]
             run = "" if label == "baseline" else f" [run {label}]"
-            error = GateError(f"{first.error}{run}", first.error_kind or "probe")
-            results[spec.name] = _error(spec, error, seconds, pinned[spec.name], measurement.keys[spec.name])
+            run_error = GateError(f"{first.error}{run}", first.error_kind or "probe")
+            results[spec.name] = _error(spec, run_error, seconds, pinned[spec.name], measurement.keys[spec.name])
             continue
         observations = {label: r.observation for label, r in runs.items() if r.observation is not None}
         results[spec.name] = evaluate_gate(spec, pinned[spec.name], observations, seconds, measurement.keys[spec.name])

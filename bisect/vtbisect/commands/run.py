@@ -87,12 +87,12 @@ def _build_runner(
 
 
 def _recipe(argv: list[str], runner: Runner, env: dict[str, str], cache_dir: Path, repo: Path) -> dict[str, Any]:
-    gate_mode = isinstance(runner, GateRunner)
+    gate_runner = runner if isinstance(runner, GateRunner) else None
     return {
-        "mode": "gate" if gate_mode else "command",
-        "suite": str(runner.suite) if gate_mode else None,
-        "digest": runner.digest if gate_mode else None,
-        "oracle_source": runner.oracle_source if gate_mode else None,
+        "mode": "gate" if gate_runner else "command",
+        "suite": str(gate_runner.suite) if gate_runner else None,
+        "digest": gate_runner.digest if gate_runner else None,
+        "oracle_source": gate_runner.oracle_source if gate_runner else None,
         "argv": runner.recipe(),
         "cwd": "<worktree of the candidate>",
         "env": verdict_env(env),

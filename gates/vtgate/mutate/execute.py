@@ -415,11 +415,12 @@ def run_mutate(
                     say(f"copying {root_path} and applying {shown}")
                     copy = scratch.patched_copy(root_path, mutation.name, mutation.patch, shown)
                     run = plan_run(run_specs, suite, copy, shared)
-                    proof = {"copy": str(copy), "source_tree_hash": run.expected_hash,
-                             "user_tree_hash": baseline_plan.expected_hash,
-                             "differs": run.expected_hash != baseline_plan.expected_hash,
-                             "files": patched_files(mutation.patch)}
-                    planned.append((mutation, run, proof))
+                    patch_proof: dict[str, Any] = {
+                        "copy": str(copy), "source_tree_hash": run.expected_hash,
+                        "user_tree_hash": baseline_plan.expected_hash,
+                        "differs": run.expected_hash != baseline_plan.expected_hash,
+                        "files": patched_files(mutation.patch)}
+                    planned.append((mutation, run, patch_proof))
             if auto and declarations.arms is not None:
                 arms = read_arms(declarations.arms, suite, root_path)
                 for mutation in arm_mutations(declarations.arms, arms):
@@ -427,9 +428,10 @@ def run_mutate(
             say(f"{len(shared.futures)} distinct probe runs for {shared.requested} requests "
                 f"(baseline + {len(planned)} run mutations), {workers} at a time")
             baseline = collect_run(baseline_plan, run_specs, suite, pins)
-            for name, error in pin_errors.items():
+            for name, pin_error in pin_errors.items():
                 spec = suite.gate(name)
-                baseline[name] = GateResult(spec, "error", error.message, 0.0, None, error.message, error.kind)
+                baseline[name] = GateResult(spec, "error", pin_error.message, 0.0, None, pin_error.message,
+                                            pin_error.kind)
             baseline = {spec.name: baseline[spec.name] for spec in specs}
             broken = [n for n, r in baseline.items() if r.status in ("red", "unexpected-green", "error")]
             if broken:

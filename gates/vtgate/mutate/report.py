@@ -30,9 +30,9 @@ def _cell(result: MutationResult, gate: str) -> str:
 def render(report: MutateReport, console: Console) -> None:
     if report.problem:
         console.print(f"[bold red]cannot build the kill matrix[/]: {report.problem}")
-        for name, result in report.baseline.items():
-            if result.status != "green":
-                console.print(f"  {name}: {result.status}: {result.summary}", markup=False)
+        for name, gate_result in report.baseline.items():
+            if gate_result.status != "green":
+                console.print(f"  {name}: {gate_result.status}: {gate_result.summary}", markup=False)
         return
     columns = [r for r in report.mutations if r.mutation.origin != "control"]
     controls = [r for r in report.mutations if r.mutation.origin == "control"]
