@@ -5,6 +5,7 @@ the tree, with the backend installed in this venv (no network, no build isolatio
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -85,3 +86,56 @@ def test_metadata_declares_the_spdx_licence_and_ships_its_text(sdist: tuple[set[
     text = (REPO / "LICENSE").read_text(encoding="utf-8")
     assert "Apache License" in text and "Version 2.0, January 2004" in text
     assert "END OF TERMS AND CONDITIONS" in text  # the full text, not a pointer to it
+
+
+# --- the docs stand alone --------------------------------------------------------------------------
+
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+OUTSIDE_NOTES = ("DESIGN" + ".md", "../" + "shared")  # split so this file does not cite them itself
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor for a markdown heading."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def _anchors(page: Path) -> set[str]:
+    anchors, fenced = set(), False
+    for line in page.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and line.startswith("#"):
+            anchors.add(_slug(line.lstrip("#")))
+    return anchors
+
+
+def _pages() -> list[Path]:
+    return [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+
+
+def test_every_link_in_the_docs_leads_to_a_file_and_heading_of_the_repo() -> None:
+    broken = []
+    for page in _pages():
+        for target in LINK.findall(page.read_text(encoding="utf-8")):
+            if target.startswith(("http://", "https://", "mailto:")):
+                continue
+            path_part, _, anchor = target.partition("#")
+            destination = (page.parent / path_part).resolve() if path_part else page
+            if not destination.exists():
+                broken.append(f"{page.name}: {target} (no such file)")
+            elif anchor and destination.suffix == ".md" and anchor not in _anchors(destination):
+                broken.append(f"{page.name}: {target} (no such heading)")
+    assert not broken, broken
+
+
+def test_docs_and_code_never_cite_notes_outside_the_repo() -> None:
+    citing = []
+    for folder in ("docs", "gates", "bisect", "engine", "tests", "benchmarks", "goldens"):
+        for path in (REPO / folder).rglob("*"):
+            if path.is_file() and path.suffix in (".md", ".py", ".toml", ".json", ".diff") and "__pycache__" not in path.parts:
+                text = path.read_text(encoding="utf-8", errors="replace")
+                citing += [f"{path.relative_to(REPO)} cites {note}" for note in OUTSIDE_NOTES if note in text]
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    citing += [f"README.md cites {note}" for note in OUTSIDE_NOTES if note in readme]
+    assert not citing, citing

@@ -518,7 +518,7 @@ class Bisection:
     def _culprit(self, commit: Commit, gates: Sequence[str], parent: str, reverts: tuple[str, ...],
                  masked_by: str | None, candidates: tuple[str, ...], note: str = "") -> Culprit:
         named = deliberate_gates(self.rng.repo, commit.sha)
-        marked = getattr(self.runner, "deliberate", frozenset())
+        marked: frozenset[str] = getattr(self.runner, "deliberate", frozenset())
         deliberate = bool(named & set(gates)) or bool(marked & set(gates)) or (list(gates) == [COMMAND_GATE] and bool(named)) or "*" in named
         proof = {}
         for label, sha in (("parent_green", parent), ("culprit_red", commit.sha)):
@@ -561,7 +561,7 @@ class Bisection:
 
     def _masked_frontier(self, found: Sequence[Culprit]) -> list[tuple[tuple[str, ...], tuple[str, ...], int, str | None]]:
         """For each exact culprit: revert it at BAD; the gates still red get a masked search after it."""
-        frontier = []
+        frontier: list[tuple[tuple[str, ...], tuple[str, ...], int, str | None]] = []
         for culprit in found:
             if len(culprit.candidates) > 1:
                 self.notes.append(f"culprit of {', '.join(culprit.gates)} is ambiguous: masked search stopped")

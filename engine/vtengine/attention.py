@@ -248,7 +248,8 @@ def paged_attention_rows(
     k, v = gather_kv(k_cache, v_cache, table, int(ctxs.max()))
     if len(ctxs) == 1:
         return body(q[0], k, v, int(ctxs[0]), scale)[None]
-    effective = {attend_default: "default", attend_bfdot: "bfdot", attend_fma: "scalar_fma"}[body]
+    arm_of: dict[Body, str] = {attend_default: "default", attend_bfdot: "bfdot", attend_fma: "scalar_fma"}
+    effective = arm_of[body]
     return attend_rows(q, k, v, ctxs, scale, effective)
 
 

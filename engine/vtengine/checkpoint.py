@@ -415,8 +415,9 @@ def load_checkpoint(directory: str | os.PathLike[str]) -> tuple[ModelConfig, dic
     tensors = {n: t for n, t in _read_weights(directory).items() if not _DERIVED_BUFFER.match(n)}
     # Some exporters write the tied head anyway; accept it only when it really is the embedding.
     tied_copy = tensors.get("lm_head.weight")
-    if config.tie_word_embeddings and tied_copy is not None and np.array_equal(
-        tied_copy, tensors.get("model.embed_tokens.weight")
+    embedding = tensors.get("model.embed_tokens.weight")
+    if config.tie_word_embeddings and tied_copy is not None and embedding is not None and np.array_equal(
+        tied_copy, embedding
     ):
         del tensors["lm_head.weight"]
     validate_tensors(config, tensors, where=str(directory))
@@ -427,7 +428,7 @@ def _check_quantization_config(hf: Mapping[str, Any], where: Path) -> None:
     quant = hf.get("quantization_config")
     if quant is None:
         return
-    block = quant.get("weight_block_size", [FP8_BLOCK, FP8_BLOCK]) if isinstance(quant, Mapping) else None
+    block = quant.get("weight_block_size", [FP8_BLOCK, FP8_BLOCK]) if isinstance(quant, Mapping) else []
     if not isinstance(quant, Mapping) or quant.get("quant_method") != "fp8" or list(block) != [128, 128]:
         raise CheckpointError(
             f"{where}: key 'quantization_config' is {quant!r}: unsupported, vtengine reads fp8 weights "

@@ -109,7 +109,7 @@ def generate(
     prompt: str = typer.Option(..., "--prompt", help="Prompt text (byte-level tokens)."),
     tokens: int = typer.Option(32, "--tokens", help="Number of tokens to generate greedily."),
     model: str = typer.Option("vt-tiny", "--model", help="vt-tiny or a Llama checkpoint directory."),
-    json_path: str | None = typer.Option(None, "--json", help="Write the observation JSON to PATH, or - for stdout."),
+    json_path: str | None = typer.Option(None, "--json", metavar="PATH", help="Write the observation JSON to PATH ('-' = stdout)."),
 ) -> int:
     """Greedy generation; the observation has tokens, margins, digests, counters and meta."""
     from vtengine import probes
@@ -136,7 +136,7 @@ def score(
     ),
     model: str = typer.Option("vt-tiny", "--model", help="vt-tiny or a Llama checkpoint directory."),
     eps: float = typer.Option(0.05, "--eps", help="Margins below eps count as near ties."),
-    json_path: str | None = typer.Option(None, "--json", help="Write the observation JSON to PATH, or - for stdout."),
+    json_path: str | None = typer.Option(None, "--json", metavar="PATH", help="Write the observation JSON to PATH ('-' = stdout)."),
 ) -> int:
     """Teacher-forced scoring: argmax and top-1/top-2 margin at every position."""
     from vtengine import probes, tokenizer
@@ -152,6 +152,7 @@ def score(
             token_ids = _parse_ids(ids)
             observation = probes.score_ids(token_ids, model)
         else:
+            assert prompt is not None and reference is not None  # checked above
             observation = probes.teacher_forced(prompt, reference, None, model)
             token_ids = tokenizer.encode(prompt) + tokenizer.encode(reference, bos=False)
     except ValueError as error:
@@ -177,7 +178,7 @@ def bench(
     tokens: int = typer.Option(128, "--tokens", help="Greedy tokens to decode."),
     runs: int = typer.Option(3, "--runs", help="Timed runs (the median is reported)."),
     model: str = typer.Option("vt-tiny", "--model", help="vt-tiny or a Llama checkpoint directory."),
-    json_path: str | None = typer.Option(None, "--json", help="Write results JSON to PATH, or - for stdout."),
+    json_path: str | None = typer.Option(None, "--json", metavar="PATH", help="Write the results JSON to PATH ('-' = stdout)."),
 ) -> int:
     """Prefill and decode tokens/s under the current knobs, with a stage profile."""
     import dataclasses
@@ -237,7 +238,7 @@ def bench(
 
 @app.command()
 def arms(
-    json_path: str | None = typer.Option(None, "--json", help="Write the registry JSON to PATH, or - for stdout."),
+    json_path: str | None = typer.Option(None, "--json", metavar="PATH", help="Write the registry JSON to PATH ('-' = stdout)."),
 ) -> int:
     """The arm registry and what the current environment selects."""
     import dataclasses

@@ -121,7 +121,7 @@ class Engine:
         # mean of squares: accumulate in float32, sequential along d_model; rsqrt in float64, round once
         if x.shape[0] == 1:  # one row: the same sequential sum and IEEE float64 ops on scalars
             ms = np.add.accumulate(x[0] * x[0])[-1] / np.float32(x.shape[1])  # squares are >= +0: no -0
-            inv = np.float32(1.0 / math.sqrt(float(ms) + float(self.eps)))
+            inv: np.float32 | np.ndarray = np.float32(1.0 / math.sqrt(float(ms) + float(self.eps)))
         else:
             ms = sum_sequential(x * x, axis=-1) / np.float32(x.shape[-1])
             inv = (1.0 / np.sqrt(ms.astype(np.float64) + float(self.eps))).astype(np.float32)[:, None]

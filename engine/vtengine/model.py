@@ -18,6 +18,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 
@@ -102,7 +103,8 @@ class Model:
     @staticmethod
     def _hold(array: np.ndarray, scales: np.ndarray | None, quantize: bool) -> Weight:
         if array.dtype == FP8:
-            return QuantizedWeight(array.view(np.uint8), scales)  # validated: float32 block scales
+            assert scales is not None  # validated: an fp8 tensor comes with float32 block scales
+            return QuantizedWeight(array.view(np.uint8), scales)
         values = array.astype(np.float32)
         if quantize and values.ndim == 2:
             return QuantizedWeight(*quantize_fp8_blocks(values))
@@ -218,7 +220,7 @@ def _write_atomically(path: Path, arrays: dict[str, np.ndarray]) -> None:
     fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            np.savez(handle, **arrays)
+            np.savez(handle, **cast(dict[str, Any], arrays))  # numpy >= 2.1's stub: **kwds may hit allow_pickle
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -18,15 +18,15 @@ def source_tree_hash(directory: str | Path) -> str:
     sorted by POSIX relative path, skipping any path component starting with '.' or equal to
     '__pycache__'."""
     root = Path(directory)
-    files = []
+    files: list[tuple[str, Path]] = []
     for path in root.rglob("*.py"):
         rel = path.relative_to(root)
         if not path.is_file() or any(p.startswith(".") or p == "__pycache__" for p in rel.parts):
             continue
         files.append((rel.as_posix(), path))
     digest = hashlib.sha256()
-    for rel, path in sorted(files, key=lambda item: item[0]):
-        digest.update(rel.encode("utf-8") + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    for relpath, path in sorted(files, key=lambda item: item[0]):
+        digest.update(relpath.encode("utf-8") + b"\0" + hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
 
 

@@ -135,7 +135,7 @@ def blessed(old: Golden | None, gate: str, tier: str, value: Mapping[str, Any], 
 
 def golden_files(directory: Path) -> list[Path]:
     """Every JSON file below ``directory`` that looks like a golden (has "schema" and "gate")."""
-    found = []
+    found: list[Path] = []
     if not directory.is_dir():
         return found
     for path in sorted(directory.rglob("*.json")):

@@ -31,12 +31,12 @@ def config_error(error: SuiteError) -> typer.Exit:
 def check(
     suite: Path = SUITE_OPTION,
     root: Path = ROOT_OPTION,
-    gate: list[str] = typer.Option(None, "--gate", help="Run only this gate (repeatable)."),
+    gate: list[str] = typer.Option(None, "--gate", "-g", help="Only this gate (repeatable)."),
     keyword: str = typer.Option(None, "-k", help="Select gates whose name/kind/tier match EXPR (and/or/not)."),
     jobs: int = typer.Option(None, "-j", "--jobs", min=1, help="Probe runs in parallel (default: cores)."),
-    json_path: str = typer.Option(None, "--json", help="Write the JSON report to PATH ('-' = stdout)."),
+    json_path: str = typer.Option(None, "--json", metavar="PATH", help="Write the JSON report to PATH ('-' = stdout)."),
     junit: Path = typer.Option(None, "--junit", help="Write a JUnit XML report to PATH."),
-    github: bool = typer.Option(False, "--github", help="Emit GitHub Actions annotations and a job summary."),
+    github: bool = typer.Option(False, "--github", help="GitHub Actions: ::error annotations per failing gate and a job summary."),
     isolate_env: bool = ISOLATE_OPTION,
 ) -> int:
     """Run the gates; exit 0 green, 1 red, 2 bad suite, 3 a gate could not run, 5 nothing selected."""

@@ -52,14 +52,14 @@ def envdoc(
     root: Path = typer.Option(
         None,
         "--root",
-        help="Project root: its pyproject.toml/vtgate.toml configure the run, the config's paths and the reported paths are relative to it (default: cwd). SRC and --doc are relative to cwd.",
+        help="Tree whose code is under test: its pyproject.toml/vtgate.toml configure the run, the config's paths and the reported paths are relative to it (default: cwd). SRC and --doc are relative to cwd.",
     ),
     jobs: int = typer.Option(None, "-j", "--jobs", min=1, help="Worker processes (default: by tree size)."),
     json_path: str = typer.Option(
         None, "--json", metavar="PATH", help="Write the JSON report to PATH ('-' = stdout)."
     ),
     github: bool = typer.Option(
-        False, "--github", help="Print GitHub Actions ::error annotations at file:line to stdout."
+        False, "--github", help="GitHub Actions: ::error annotations at file:line on stdout."
     ),
 ) -> int:
     """Every env knob read is documented; every documented knob is read. Exit 0 clean, 1 findings, 2 config error."""

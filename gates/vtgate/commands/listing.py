@@ -20,7 +20,7 @@ from vtgate.suite import load_suite, select_gates
 def list_gates(
     suite: Path = SUITE_OPTION,
     root: Path = ROOT_OPTION,
-    keyword: str = typer.Option(None, "-k", help="Only gates whose name/kind/tier match EXPR."),
+    keyword: str = typer.Option(None, "-k", help="Select gates whose name/kind/tier match EXPR (and/or/not)."),
 ) -> int:
     """Show the suite: one line per gate."""
     try:

@@ -32,12 +32,12 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
 def mutate(
     suite: Path = SUITE_OPTION,
     root: Path = ROOT_OPTION,
-    gate: list[str] = typer.Option(None, "--gate", help="Only this gate (repeatable)."),
+    gate: list[str] = typer.Option(None, "--gate", "-g", help="Only this gate (repeatable)."),
     keyword: str = typer.Option(None, "-k", help="Select gates whose name/kind/tier match EXPR (and/or/not)."),
     mutation: list[str] = typer.Option(None, "--mutation", "-m", help="Only this declared mutation (repeatable)."),
     no_auto: bool = typer.Option(False, "--no-auto", help="Skip the built-in negative controls and arm mutations."),
     jobs: int = typer.Option(None, "-j", "--jobs", min=1, help="Probe runs in parallel (default: cores)."),
-    json_path: str = typer.Option(None, "--json", help="Write the JSON report to PATH ('-' = stdout)."),
+    json_path: str = typer.Option(None, "--json", metavar="PATH", help="Write the JSON report to PATH ('-' = stdout)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No live progress on a terminal."),
     isolate_env: bool = ISOLATE_OPTION,
     code: bool = typer.Option(False, "--code", help="Generated code mutants of the engine's source ([mutate.code]) "

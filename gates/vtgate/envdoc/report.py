@@ -203,8 +203,8 @@ def compare(
                 used_allow.add(entry.name)
             report.reads.append(read)
             report.dynamic_covered.append(
-                {**where, "by": (family.name if family else f"allowlist {entry.name}")}
-            )  # type: ignore[union-attr]
+                {**where, "by": (family.name if family else f"allowlist {entry.name}")}  # type: ignore[union-attr]
+            )
             continue
         if not _in_scope_dynamic(read.prefix, prefix):
             if not read.prefix:

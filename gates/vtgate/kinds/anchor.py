@@ -81,7 +81,8 @@ class AnchorKind:
                 f"re-bless: vtgate bless {spec.name} --reason ...",
                 "golden",
             )
-        held, moved = [], []
+        held: list[int] = []
+        moved: list[int] = []
         for p in positions:
             now = tokens[p] if p < len(tokens) else None
             (held if now == pinned_anchors[str(p)] else moved).append(p)

@@ -56,7 +56,8 @@ class BandKind:
         self, spec: GateSpec, pin: Mapping[str, Any], observations: Mapping[str, Mapping[str, Any]]
     ) -> Verdict:
         observation = observations["baseline"]
-        inside, outside, texts, measured = [], [], [], {}
+        inside, outside, texts = [], [], []
+        measured: dict[str, Any] = {}
         for metric, (lo, hi) in pin.items():
             value = read_metric(observation, metric)
             label = metric.split(".")[-1]

@@ -54,7 +54,8 @@ class CountersKind:
     def evaluate(
         self, spec: GateSpec, pin: Mapping[str, Any], observations: Mapping[str, Mapping[str, Any]]
     ) -> Verdict:
-        exact, wrong, texts, measured = [], [], [], {}
+        exact, wrong, texts = [], [], []
+        measured: dict[str, dict[str, Any]] = {}
         for label, observation in observations.items():
             if label not in pin:
                 raise GateError(

@@ -59,10 +59,10 @@ def _set(container: Any, path: Path_, value: Any) -> None:
 
 def _get(container: Any, path: Path_) -> Any:
     for step in path:
-        if isinstance(container, list) and isinstance(step, int) and 0 <= step < len(container) or isinstance(container, Mapping) and step in container:
-            container = container[step]
-        else:
+        in_list = isinstance(container, list) and isinstance(step, int) and 0 <= step < len(container)
+        if not (in_list or isinstance(container, Mapping) and step in container):
             raise KeyError(".".join(str(p) for p in path))
+        container = container[step]
     return container
 
 
