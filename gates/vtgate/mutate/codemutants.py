@@ -178,10 +178,9 @@ class _Proposer(ast.NodeVisitor):
         self.edits.append((edit, self.function))
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        counters = set()
-        for child in ast.walk(node):
-            if _is_counter_increment(child):
-                counters.add(child.target.attr)
+        counters = {child.target.attr for child in ast.walk(node)
+                    if isinstance(child, ast.AugAssign) and isinstance(child.target, ast.Attribute)
+                    and _is_counter_increment(child)}
         self.function_stack.append(node.name)
         self.class_counters.append(counters)
         self.generic_visit(node)

@@ -53,8 +53,8 @@ def render_code(report: CodeReport, console: Console) -> None:
     score = report.score
     shown = "n/a" if score is None else f"{score:.1%}"
     cached = len(report.verdicts) - report.evaluated - report.count("equivalent")
-    verdict = ("ok", "green") if report.exit_code == 0 else ("survivors", "bold red")
-    say(verdict, f": mutation score {shown} ({report.killed} killed of {report.non_equivalent} non-equivalent; "
+    headline = ("ok", "green") if report.exit_code == 0 else ("survivors", "bold red")
+    say(headline, f": mutation score {shown} ({report.killed} killed of {report.non_equivalent} non-equivalent; "
         f"{report.count('survived')} survived, {report.count('possibly-equivalent')} possibly equivalent, "
         f"{report.count('equivalent')} equivalent per the ledger); {len(report.verdicts)} of {report.generated} "
         f"generated mutants" + (f" (budget {report.budget}, seed {report.seed})" if report.budget is not None else "")
