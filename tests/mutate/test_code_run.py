@@ -85,3 +85,15 @@ def test_a_scope_that_matches_no_code_is_exit_2(blessed) -> None:
     done = blessed.vtgate("mutate", "--budget", "3")
     assert done.returncode == 2
     assert "go with --code" in done.stderr
+
+
+def test_only_gates_whose_probes_reach_the_mutated_line_run(blessed) -> None:
+    _, report = code_json(blessed, "--operator", "index-shift")
+    in_cases = [m for m in report["mutants"] if m["function"] == "cases"]
+    assert in_cases, "range(n) in cases() has an index-shift mutant"
+    for mutant in in_cases:  # only the bit-identity gate calls mutfake:cases
+        assert mutant["gates_run"] == ["dispatch-vs-scalar"], mutant
+    in_stream = [m for m in report["mutants"] if m["function"] == "_stream"]
+    assert in_stream and all(len(m["gates_run"]) >= 1 for m in in_stream)
+    assert not any("dispatch-vs-scalar" in m["gates_run"] or "draft-band" in m["gates_run"] for m in in_stream
+                   if m["status"] == "survived")

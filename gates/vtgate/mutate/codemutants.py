@@ -70,6 +70,7 @@ class CodeMutant:
     ident: str
     path: str  # relative to the tree root, '/'-separated
     line: int
+    statement_line: int  # the first line of the statement it is in: what line coverage records
     function: str  # the enclosing function ("<module>" at top level)
     operator: str
     description: str
@@ -91,6 +92,7 @@ class _Edit:
     description: str
     line: int
     col: int
+    statement_line: int
 
 
 class _Source:
@@ -163,6 +165,17 @@ class _Proposer(ast.NodeVisitor):
         self.edits: list[tuple[_Edit, str]] = []
         self.function_stack: list[str] = []
         self.class_counters: list[set[str]] = []
+        self.statement_line = 1
+
+    def visit(self, node: ast.AST) -> None:
+        if isinstance(node, ast.stmt):
+            outer, self.statement_line = self.statement_line, node.lineno
+            try:
+                super().visit(node)
+            finally:
+                self.statement_line = outer
+        else:
+            super().visit(node)
 
     # -- bookkeeping ---------------------------------------------------------------------------
     @property
@@ -174,7 +187,8 @@ class _Proposer(ast.NodeVisitor):
         if operator not in self.operators:
             return
         start, end = span if span is not None else self.src.span(node)
-        edit = _Edit(start, end, text, operator, description, node.lineno, node.col_offset)  # type: ignore[attr-defined]
+        edit = _Edit(start, end, text, operator, description, node.lineno, node.col_offset,  # type: ignore[attr-defined]
+                     self.statement_line)
         self.edits.append((edit, self.function))
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
@@ -368,7 +382,7 @@ def mutants_of_source(text: str, path: str, *, operators: Iterable[str] = OPERAT
             fromfile=f"a/{path}", tofile=f"b/{path}", n=3))
         mutants.append(CodeMutant(
             ident=f"{path}:{edit.line}:{edit.col}:{edit.operator}:{variant}",
-            path=path, line=edit.line, function=function, operator=edit.operator,
+            path=path, line=edit.line, statement_line=edit.statement_line, function=function, operator=edit.operator,
             description=edit.description,
             original=source.data[edit.start : edit.end].decode("utf-8"),
             replacement=edit.text, diff=diff))

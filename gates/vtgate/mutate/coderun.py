@@ -36,9 +36,11 @@ from vtgate.checkrun import GateResult, judge_check, plan_check, resolve_pins, s
 from vtgate.errors import SuiteError
 from vtgate.exitcodes import ExitCode
 from vtgate.goldens import golden_files
+from vtgate.kinds import get_kind
 from vtgate.mutate.codemutants import OPERATORS, CodeMutant, ScopeError, generate, sample
 from vtgate.mutate.copies import PatchError, Scratch
-from vtgate.probes import Progress, expected_tree_hash
+from vtgate.probes import AmbientEnv, ProbeKey, Progress, expected_tree_hash, probe_environment
+from vtgate.proctree import ChildProcesses
 from vtgate.records import GateSpec, Suite
 from vtgate.suite import select_gates
 
@@ -279,6 +281,83 @@ def cache_folder(root: Path) -> Path:
     return root / ".vtgate-cache" / "code-mutants"
 
 
+Coverage = dict[str, frozenset[tuple[str, int]] | None]
+
+
+def _covered_lines(key: ProbeKey, root: Path, suite: Suite, ambient: AmbientEnv, paths: Sequence[str],
+                   timeout: float, children: ChildProcesses, folder: Path) -> frozenset[tuple[str, int]] | None:
+    """The (path, line) pairs of the mutated files that one baseline run executes, measured with
+    coverage.py; None when the run cannot be measured (a command probe, coverage missing, a failure)."""
+    if key.probe.callable is None:
+        return None
+    data_file = folder / hashlib.sha256(repr(key).encode()).hexdigest()[:16]
+    includes = [str((root / p).resolve() / "*") if (root / p).is_dir() else str((root / p).resolve()) for p in paths]
+    argv = [sys.executable, "-m", "coverage", "run", f"--data-file={data_file}", f"--include={','.join(includes)}",
+            "-m", "vtgate.probe_entry", key.probe.callable, "--args", key.args_json]
+    try:
+        process = children.start(argv, cwd=root, env=probe_environment(key, root, suite.settings, ambient))
+    except OSError:
+        return None
+    _, _, timed_out = children.communicate(process, timeout * 3)  # tracing is slower than the probe
+    if timed_out or process.returncode != 0 or not data_file.exists():
+        return None
+    import coverage
+
+    data = coverage.CoverageData(basename=str(data_file))
+    data.read()
+    lines: set[tuple[str, int]] = set()
+    for measured in data.measured_files():
+        try:
+            relative = Path(measured).resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            continue
+        lines.update((relative, line) for line in data.lines(measured) or ())
+    return frozenset(lines)
+
+
+def probe_coverage(specs: Sequence[GateSpec], suite: Suite, root: Path, ambient: AmbientEnv, paths: Sequence[str],
+                   jobs: int) -> Coverage:
+    """Per gate, the lines of the mutated code its baseline runs execute (the union over its runs);
+    None for a gate with a run that cannot be measured (it runs on every mutant)."""
+    try:
+        import coverage  # noqa: F401
+    except ImportError:
+        return {spec.name: None for spec in specs}
+    keys: dict[ProbeKey, float] = {}
+    gate_keys: dict[str, list[ProbeKey]] = {}
+    for spec in specs:
+        for request in get_kind(spec.kind).requests(spec):
+            key = ProbeKey.of(request, root)
+            keys[key] = max(keys.get(key, 0.0), spec.timeout)
+            gate_keys.setdefault(spec.name, []).append(key)
+    children = ChildProcesses()
+    with tempfile.TemporaryDirectory(prefix="vtgate-coverage-") as folder, \
+            ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        try:
+            futures = {key: pool.submit(_covered_lines, key, root, suite, ambient, paths, timeout, children, Path(folder))
+                       for key, timeout in keys.items()}
+            measured = {key: future.result() for key, future in futures.items()}
+        except BaseException:
+            children.kill_all()
+            raise
+    result: Coverage = {}
+    for spec in specs:
+        runs = [measured[key] for key in gate_keys.get(spec.name, [])]
+        lines: set[tuple[str, int]] = set()
+        for run in runs:
+            if run is None:
+                result[spec.name] = None
+                break
+            lines.update(run)
+        else:
+            result[spec.name] = frozenset(lines)
+    return result
+
+
+def _reaches(coverage_of_gate: frozenset[tuple[str, int]] | None, mutant: CodeMutant) -> bool:
+    return coverage_of_gate is None or (mutant.path, mutant.statement_line) in coverage_of_gate
+
+
 def _comparable(observation: Mapping[str, Any] | None) -> Any:
     """An observation without what always differs between trees (meta: hashes, versions, timings)."""
     if observation is None:
@@ -306,6 +385,7 @@ def run_code_mutants(
     seed: int = 0,
     operators: Sequence[str] | None = None,
     use_cache: bool = True,
+    use_coverage: bool = True,
     isolate_env: bool | None = None,
     progress: Progress | None = None,
     say: Callable[[str], None] | None = None,
@@ -341,6 +421,11 @@ def run_code_mutants(
         report.baseline_red = tuple(s.name for s in specs if baseline[s.name].status != "green")
         green.sort(key=lambda s: baseline[s.name].seconds)  # cheapest gate first: most kills cost one run
         judge = judge_identity(shared.ambient.values, shared.ambient.isolated)
+        reach: Coverage = {s.name: None for s in green}
+        if use_coverage:
+            tell("measuring which gates reach which lines (coverage.py, once on the unmutated tree)")
+            shared.note("coverage of the unmutated tree")
+            reach = probe_coverage(green, suite, root_path, shared.ambient, scope.paths, shared.jobs)
         evaluated = 0
         lock = threading.Lock()
 
@@ -356,7 +441,8 @@ def run_code_mutants(
             except PatchError as error:
                 return MutantVerdict(mutant, "error", (), None, f"does not apply: {error}", time.perf_counter() - t0)
             key = hashlib.sha256(json.dumps([CACHE_VERSION, expected_tree_hash(copy, suite.settings), mutant.diff,
-                                             oracle, judge, sorted(s.name for s in green)]).encode()).hexdigest()
+                                             oracle, judge, sorted(s.name for s in green), use_coverage]
+                                            ).encode()).hexdigest()
             hit = cache.get(key)
             if hit is not None:
                 return MutantVerdict(mutant, hit["status"], tuple(hit["gates_run"]), hit["killed_by"], hit["detail"],
@@ -368,7 +454,10 @@ def run_code_mutants(
             status: Status = "survived"
             killed_by: str | None = None
             detail = ""
-            for spec in green:
+            reaching = [spec for spec in green if _reaches(reach[spec.name], mutant)]
+            if not reaching:
+                detail = "no gate's probes execute this line (coverage of the unmutated tree)"
+            for spec in reaching:
                 ran.append(spec.name)
                 planned = plan_check([spec], suite, copy, shared, pins=pins)
                 result = judge_check(planned, [spec], suite, shared, pins)[spec.name]
@@ -386,7 +475,7 @@ def run_code_mutants(
                         status = "error"
                     killed_by, detail = spec.name, (result.error or "").splitlines()[0] if result.error else kind
                     break
-            if status == "survived" and _same_observations(results, baseline):
+            if status == "survived" and results and _same_observations(results, baseline):
                 status = "possibly-equivalent"
                 detail = "no observation of any probe changed"
             verdict = MutantVerdict(mutant, status, tuple(ran), killed_by, detail, time.perf_counter() - t0)
