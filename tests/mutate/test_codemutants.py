@@ -14,6 +14,7 @@ KERNEL = textwrap.dedent('''\
     """A small kernel module written the way engines write them."""
 
     import numpy as np
+    from ml_dtypes import bfloat16
 
     EPS = 1e-5
     Body = Callable[[np.ndarray], np.float32]
@@ -42,6 +43,14 @@ KERNEL = textwrap.dedent('''\
 
     def round_bf16(x):
         return x
+
+
+    def fma_f32(a, b, c):
+        return a * b + c
+
+
+    def scaled(x, y, z, s):
+        return fma_f32(x, y, z).astype(np.float32) * s * 0.5
 
 
     def layer_stack(x, layers):
@@ -99,7 +108,7 @@ def test_docstrings_annotations_and_type_aliases_are_never_mutated() -> None:
 
 def test_kernel_bugs_are_the_ones_engine_commits_make() -> None:
     described = {(m.operator, m.description) for m in mutants_of_source(KERNEL, "k.py")}
-    nudges = sorted(d for op, d in described if op == "const-nudge")
+    nudges = sorted(d for op, d in described if op == "const-nudge" and d.startswith("1e-05"))
     assert len(nudges) == 2 and all(d.startswith("1e-05 -> 1.00") for d in nudges)
     assert {d.rsplit("(", 1)[1] for d in nudges} == {"relative 0.001)", "relative 1e-06)"}
     assert ("compare-boundary", "'<' -> '<='") in described
@@ -110,6 +119,9 @@ def test_kernel_bugs_are_the_ones_engine_commits_make() -> None:
     assert ("key-drop", "key loses its part dtype") in described
     assert ("counter-swap", "self.hits += ... counted on self.misses") in described
     assert ("threshold-skip", "loop over i skipped from i >= 2") in described
+    assert ("reassociate", "fma_f32(a, b, c) unfused -> a * b + c") in described
+    assert ("reassociate", "(a * b) * c -> a * (b * c)") in described
+    assert ("rounding", "a bf16 rounding added after astype(float32)") in described
     # an accumulator is not a counter: self.size += 4 is never swapped, nor swapped onto
     assert not any("size" in d for op, d in described if op == "counter-swap")
 

@@ -15,11 +15,12 @@ const-nudge         a float constant (an eps, a RoPE theta, a scale) times (1 + 
 compare-boundary    ``<`` <-> ``<=``, ``>`` <-> ``>=`` (a block or length boundary moves by one)
 index-shift         ``p // bs`` -> ``(p - 1) // bs``; a slice bound or ``range`` end -/+ 1
 reduction-order     a sum over an axis reversed along that axis, or split in two halves
-rounding            a bf16/fp8 rounding call dropped (its argument passes through); ``rint`` ->
-                    ``trunc``
+rounding            a bf16/fp8 rounding call dropped (its argument passes through); a bf16
+                    rounding added after ``astype(float32)``; ``rint`` -> ``trunc``
 dtype-promote       a ``float32`` intermediate computed in ``float64`` (or the other way round)
-reassociate         ``(a + b) + c`` -> ``a + (b + c)``; ``x / y`` -> ``x * (1.0 / y)``;
-                    ``x - max(...)`` -> ``x`` (softmax without its max subtraction)
+reassociate         ``(a + b) + c`` -> ``a + (b + c)`` (and for ``*``); ``x / y`` ->
+                    ``x * (1.0 / y)``; ``x - max(...)`` -> ``x`` (softmax without its max
+                    subtraction); ``fma(a, b, c)`` -> ``a * b + c`` (unfused)
 threshold-skip      a loop body skipped once its index passes a threshold (layer/block skipped
                     only for long inputs)
 key-drop            a cache key (a tuple assigned to a ``*key*`` name) loses one of its parts
@@ -158,10 +159,12 @@ def _is_counter_increment(node: ast.AST) -> bool:
 class _Proposer(ast.NodeVisitor):
     """Collects edits for the enabled operators; tracks the enclosing function and class."""
 
-    def __init__(self, source: _Source, operators: frozenset[str], numpy_name: str | None) -> None:
+    def __init__(self, source: _Source, operators: frozenset[str], numpy_name: str | None,
+                 bf16_name: str | None = None) -> None:
         self.src = source
         self.operators = operators
         self.np = numpy_name
+        self.bf16 = bf16_name
         self.edits: list[tuple[_Edit, str]] = []
         self.function_stack: list[str] = []
         self.class_counters: list[set[str]] = []
@@ -243,6 +246,10 @@ class _Proposer(ast.NodeVisitor):
                 and isinstance(node.left.op, ast.Add)):
             a, b, c = seg(node.left.left), seg(node.left.right), seg(node.right)
             self.add("reassociate", node, f"{a} + ({b} + {c})", "(a + b) + c -> a + (b + c)")
+        if (isinstance(node.op, ast.Mult) and isinstance(node.left, ast.BinOp)
+                and isinstance(node.left.op, ast.Mult)):
+            a, b, c = seg(node.left.left), seg(node.left.right), seg(node.right)
+            self.add("reassociate", node, f"{a} * ({b} * {c})", "(a * b) * c -> a * (b * c)")
         if isinstance(node.op, ast.Div) and not isinstance(node.right, ast.Constant):
             self.add("reassociate", node, f"{seg(node.left)} * (1.0 / {seg(node.right)})",
                      "x / y -> x * (1.0 / y)")
@@ -271,8 +278,15 @@ class _Proposer(ast.NodeVisitor):
                 and any(part in last.lower() for part in ROUNDING_NAME_PARTS) and not last.startswith("_")
                 and not isinstance(node.args[0], ast.Starred)):
             self.add("rounding", node, f"({seg(node.args[0])})", f"{callee}(x) dropped -> x")
+        if (self.np and self.bf16 and last == "astype" and len(node.args) == 1
+                and _dotted(node.args[0]) == f"{self.np}.float32"):
+            self.add("rounding", node, f"{seg(node)}.astype({self.bf16}).astype({self.np}.float32)",
+                     "a bf16 rounding added after astype(float32)")
         if self.np and callee in (f"{self.np}.rint", f"{self.np}.round", f"{self.np}.around") and node.args:
             self.add("rounding", node.func, f"{self.np}.trunc", f"{callee} -> {self.np}.trunc (truncation)")
+        if "fma" in last.lower() and len(node.args) == 3 and not node.keywords:
+            a, b, c = (seg(arg) for arg in node.args)
+            self.add("reassociate", node, f"(({a}) * ({b}) + ({c}))", f"{callee}(a, b, c) unfused -> a * b + c")
         # reduction order
         axis = _keyword(node, "axis")
         if self.np and axis is not None and last in REDUCERS:
@@ -339,6 +353,16 @@ class _Proposer(ast.NodeVisitor):
         self.generic_visit(node)
 
 
+def _bf16_name(tree: ast.Module) -> str | None:
+    """A module-level name bound to the bf16 dtype by an import (``BF16``, ``bfloat16``)."""
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name in ("BF16", "bfloat16"):
+                    return alias.asname or alias.name
+    return None
+
+
 def _numpy_name(tree: ast.Module) -> str | None:
     for node in tree.body:
         if isinstance(node, ast.Import):
@@ -356,7 +380,7 @@ def mutants_of_source(text: str, path: str, *, operators: Iterable[str] = OPERAT
         raise ScopeError(f"unknown mutation operator(s) {', '.join(unknown)}; known: {', '.join(OPERATORS)}")
     tree = ast.parse(text, filename=path)
     source = _Source(text)
-    proposer = _Proposer(source, frozenset(operators), _numpy_name(tree))
+    proposer = _Proposer(source, frozenset(operators), _numpy_name(tree), _bf16_name(tree))
     proposer.visit(tree)
     mutants: list[CodeMutant] = []
     seen: set[str] = set()
