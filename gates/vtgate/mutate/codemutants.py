@@ -267,7 +267,7 @@ class _Proposer(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         callee = _dotted(node.func)
-        last = callee.split(".")[-1]
+        last = node.func.attr if isinstance(node.func, ast.Attribute) else callee.split(".")[-1]
         seg = self.src.segment
         if callee == "range" and node.args:
             end = node.args[1] if len(node.args) >= 2 else node.args[0]
