@@ -168,3 +168,13 @@ def test_a_failing_git_command_is_exit_3_naming_it_with_gits_stderr_and_nothing_
     assert "hook refuses this checkout" in ran.stderr
     assert kit.snapshot(repo.path) == before
     assert kit.leftover_worktrees(repo.path) == []
+
+
+def test_without_git_on_path_vtbisect_says_so_instead_of_a_traceback(make_history, kit, tmp_path):
+    repo = make_history()
+    kit.linear_history(repo, 3, {})
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    ran = kit.run_vtbisect(repo.path, "run", f"{repo.shas[0]}..main", "--", "true", env={"PATH": str(empty)})
+    assert ran.code == 3, ran.stderr
+    assert "git is not installed or not on PATH" in ran.stderr and "Traceback" not in ran.stderr
