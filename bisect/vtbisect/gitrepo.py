@@ -10,6 +10,7 @@ persistent ``git cat-file`` process behind them, which is not safe to share betw
 from __future__ import annotations
 
 import atexit
+import os
 import shlex
 import threading
 from collections.abc import Iterator, Sequence
@@ -17,7 +18,16 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-import git
+# gitpython refuses to be imported when it finds no git executable. Import it quietly, so that a
+# missing git is a GitError at the first command ("git is not installed ...", exit 3), not a
+# traceback from every vtbisect invocation, --help included.
+_refresh = os.environ.get("GIT_PYTHON_REFRESH")
+os.environ["GIT_PYTHON_REFRESH"] = _refresh or "quiet"
+try:
+    import git
+finally:
+    if _refresh is None:
+        del os.environ["GIT_PYTHON_REFRESH"]
 
 
 class GitError(RuntimeError):
@@ -29,7 +39,8 @@ class GitError(RuntimeError):
         self.stderr = stderr
         self.where = str(where)
         said = stderr or "no message from git"
-        super().__init__(f"`{shlex.join(self.command)}` failed (exit {status}) in {self.where}: {said}")
+        code = "" if status is None else f" (exit {status})"
+        super().__init__(f"`{shlex.join(self.command)}` failed{code} in {self.where}: {said}")
 
 
 def _undecorated(text: str, stream: str) -> str:
@@ -55,7 +66,8 @@ def _translated(where: Path | str) -> Iterator[None]:
     except git.exc.GitCommandError as error:
         raise GitError(error.command, error.status, _stderr_of(error), where) from error
     except (git.exc.BadName, git.exc.BadObject, ValueError) as error:
-        raise GitError(("git", "cat-file", "commit"), None, f"no such object: {error}", where) from error
+        # An object read: gitpython answers it through its persistent `git cat-file --batch`.
+        raise GitError(("git", "cat-file", "--batch"), None, f"no such object: {error}", where) from error
 
 
 @dataclass(frozen=True)
@@ -69,10 +81,11 @@ class Commit:
 def subject_of(message: str) -> str:
     """git's ``%s``: the message's first paragraph, its lines joined by one space."""
     lines: list[str] = []
-    for line in message.lstrip("\n").split("\n"):
-        if not line.strip():
+    for line in message.split("\n"):
+        if line.strip():
+            lines.append(line.rstrip())
+        elif lines:  # blank lines before the subject are skipped, the first one after ends it
             break
-        lines.append(line.rstrip())
     return " ".join(lines)
 
 
@@ -96,8 +109,10 @@ def toplevel(path: Path | str) -> Path:
     try:
         with _translated(path):
             return Path(repo.git.rev_parse("--show-toplevel"))
-    except GitError as error:  # e.g. inside .git itself, or a bare repository
-        raise NotARepository(str(error)) from error
+    except GitError as error:
+        if error.status is None:  # git itself could not run: say that, not "no repository"
+            raise
+        raise NotARepository(str(error)) from error  # e.g. inside .git itself, or a bare repository
     finally:
         repo.close()
 
@@ -110,8 +125,7 @@ class GitRepo:
         try:
             self._repo = git.Repo(str(self.path))
         except (git.exc.InvalidGitRepositoryError, git.exc.NoSuchPathError) as error:
-            raise GitError(("git", "-C", str(self.path), "rev-parse"), None,
-                           f"not a git repository: {error}", self.path) from error
+            raise GitError(("git.Repo", str(self.path)), None, f"not a git repository: {error}", self.path) from error
         self._objects = threading.RLock()
 
     def close(self) -> None:

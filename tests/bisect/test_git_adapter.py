@@ -152,3 +152,29 @@ def test_unknown_revision_is_exit_2_with_the_fix(make_history, kit, judge_script
     ran = kit.run_vtbisect(repo.path, "run", "foo..main", "--", sys.executable, str(judge_script))
     assert ran.code == 2, ran.stderr
     assert "unknown GOOD revision 'foo'" in ran.stderr and "fix:" in ran.stderr
+
+
+def test_a_failing_git_command_is_exit_3_naming_it_with_gits_stderr_and_nothing_left(make_history, kit):
+    repo = make_history()
+    kit.linear_history(repo, 4, {2: "a.txt"})
+    hook = repo.path / ".git" / "hooks" / "post-checkout"
+    hook.parent.mkdir(exist_ok=True)
+    hook.write_text('#!/bin/sh\necho "hook refuses this checkout" >&2\nexit 1\n')
+    hook.chmod(0o755)
+    before = kit.snapshot(repo.path)
+    ran = kit.run_vtbisect(repo.path, "run", f"{repo.shas[0]}..main", "--", sys.executable, "-c", "pass")
+    assert ran.code == 3, ran.stderr
+    assert "git failed" in ran.stderr and "git worktree add --detach" in ran.stderr
+    assert "hook refuses this checkout" in ran.stderr
+    assert kit.snapshot(repo.path) == before
+    assert kit.leftover_worktrees(repo.path) == []
+
+
+def test_without_git_on_path_vtbisect_says_so_instead_of_a_traceback(make_history, kit, tmp_path):
+    repo = make_history()
+    kit.linear_history(repo, 3, {})
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    ran = kit.run_vtbisect(repo.path, "run", f"{repo.shas[0]}..main", "--", "true", env={"PATH": str(empty)})
+    assert ran.code == 3, ran.stderr
+    assert "git is not installed or not on PATH" in ran.stderr and "Traceback" not in ran.stderr

@@ -147,10 +147,13 @@ def run_command(
         cache = _cache_dir(repo, cache_dir)
         runner, pathspec, _gate_mode = _build_runner(repo, cache, rest, gate, all_red, suite, suite_from, timeout, env)
         rng = resolve_range(repo, range_spec, first_parent=first_parent, pathspec=[*path, *pathspec])
+        reproduce_argv = pinned_argv(argv, rng, suite_from)  # now: the branches named may move on later
     except (RangeError, BisectError) as error:
         raise fail(str(error), error.exit_code) from None
     except JudgeAbort as error:
         raise fail(str(error), error.exit_code) from None
+    except GitError as error:
+        raise fail(f"git failed: {error}", ExitCode.INTERNAL) from None
     _dirty_note(repo)
     options = Options(jobs=jobs, repeat=repeat, confirm=confirm, all_culprits=all_culprits,
                       first_parent=first_parent, all_red=all_red)
@@ -158,7 +161,7 @@ def run_command(
         f"({rng.good.sha[:10]}..{rng.bad.sha[:10]}), -j {jobs}"
         + (f", repeat {repeat}" if repeat > 1 else "") + (", cache off" if no_cache else ""))
     outcome = _bisect(repo, cache, rng, runner, options, env, no_cache, quiet)
-    recipe = _recipe(pinned_argv(argv, rng, suite_from), runner, env, cache, repo, rng)
+    recipe = _recipe(reproduce_argv, runner, env, cache, repo, rng)
     _report(outcome, recipe, json_out, evidence)
     if not fail_on_culprit:
         return ExitCode.OK
