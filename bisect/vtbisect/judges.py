@@ -222,5 +222,5 @@ class GateRunner:
             if entry is None:
                 raise JudgeAbort(f"vtgate check did not report gate {gate!r}", ExitCode.USAGE)
             verdicts[gate] = gate_verdict(entry)
-            details[gate] = {k: entry.get(k) for k in ("status", "summary", "error_kind", "error")}
+            details[gate] = {k: entry.get(k) for k in ("status", "summary", "error_kind", "error", "ambient_env")}
         return Judgement(verdicts, log, seconds, exit_code=code, details=details)
