@@ -7,27 +7,23 @@
   red / unexpected-green bad, error of kind probe/timeout untestable, any other error aborts (a stale
   import is never a verdict).
 
-Children run in their own session so Ctrl-C reaches vtbisect first; ``kill_children`` ends every
-process tree still running (psutil), which the driver calls on its way out."""
+Children start through vtgate's ``proctree`` (the one registry and process-tree killer that vtgate
+check's probes use): each in its own session so Ctrl-C reaches vtbisect first; ``kill_children``
+ends every process tree still running, which the driver calls on its way out."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import shutil
-import signal
-import subprocess
 import sys
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-import psutil
 from vtgate.exitcodes import ExitCode
+from vtgate.proctree import ChildProcesses
 
 from vtbisect.search import Verdict
 from vtbisect.worktrees import Prepared
@@ -65,65 +61,29 @@ class Runner(Protocol):
     def recipe(self) -> list[str]: ...
 
 
-_children: set[subprocess.Popen[bytes]] = set()
-_children_lock = threading.Lock()
-_killed: set[int] = set()
-_stopping = False  # set by kill_children: no new child starts after it
+# Every judge's child process, so an interruption can kill them all (vtgate's registry and killer:
+# the same one vtgate check uses for its probes).
+_children = ChildProcesses()
 
 
 def kill_children() -> None:
-    """Kill every running child process tree (Ctrl-C, SIGTERM, abort). The judgement of a killed
-    child raises ``JudgeAbort`` in its thread: a killed run is never a verdict (nor cached)."""
-    global _stopping
-    with _children_lock:
-        _stopping = True
-        running = list(_children)
-        _killed.update(proc.pid for proc in running)
-    for proc in running:
-        try:
-            descendants = psutil.Process(proc.pid).children(recursive=True)
-        except psutil.Error:
-            descendants = []
-        for member in descendants:
-            with contextlib.suppress(psutil.Error):
-                member.kill()
-        # Our direct child is signalled, not reaped here: its Popen must see the real exit status.
-        with contextlib.suppress(OSError):
-            proc.kill()
-        psutil.wait_procs(descendants, timeout=5)
+    """Kill every running child process tree (Ctrl-C, SIGTERM, abort) and start no new one. The
+    judgement of a killed child raises ``JudgeAbort`` in its thread: a killed run is never a verdict
+    (nor cached)."""
+    _children.kill_all()
 
 
 def run_child(
     argv: Sequence[str], cwd: Path, env: Mapping[str, str], timeout: float | None
 ) -> tuple[int | None, str, str, bool]:
-    """Run ``argv``; returns (exit code or None on timeout, stdout, stderr, timed_out)."""
-    proc = subprocess.Popen(
-        list(argv),
-        cwd=cwd,
-        env=dict(env),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    with _children_lock:
-        _children.add(proc)
-        if _stopping:
-            _killed.add(proc.pid)
-            proc.kill()
-    try:
-        out, err = proc.communicate(timeout=timeout)
-        if proc.pid in _killed:
-            raise JudgeAbort(f"{argv[0]} was killed: vtbisect is stopping", ExitCode.INTERNAL)
-        return proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"), False
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(OSError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        return None, out.decode(errors="replace"), err.decode(errors="replace"), True
-    finally:
-        with _children_lock:
-            _children.discard(proc)
+    """Run ``argv``; returns (exit code or None on timeout, stdout, stderr, timed_out). On timeout
+    the whole process tree is killed."""
+    proc = _children.start(argv, cwd=cwd, env=env)
+    out, err, timed_out = _children.communicate(proc, timeout)
+    if _children.was_killed(proc):
+        raise JudgeAbort(f"{argv[0]} was killed: vtbisect is stopping", ExitCode.INTERNAL)
+    code = None if timed_out else proc.returncode
+    return code, out.decode(errors="replace"), err.decode(errors="replace"), timed_out
 
 
 def child_env(base: Mapping[str, str], prepared: Prepared) -> dict[str, str]:
@@ -262,5 +222,5 @@ class GateRunner:
             if entry is None:
                 raise JudgeAbort(f"vtgate check did not report gate {gate!r}", ExitCode.USAGE)
             verdicts[gate] = gate_verdict(entry)
-            details[gate] = {k: entry.get(k) for k in ("status", "summary", "error_kind", "error")}
+            details[gate] = {k: entry.get(k) for k in ("status", "summary", "error_kind", "error", "ambient_env")}
         return Judgement(verdicts, log, seconds, exit_code=code, details=details)

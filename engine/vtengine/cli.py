@@ -98,6 +98,23 @@ def _load(model: str, knobs: Any) -> Any:
         raise UsageError(f"cannot load model {model!r}: {error}") from None
 
 
+def _live_progress(what: str, total: int, json_to_stdout: bool) -> Any:
+    """A transient progress bar on stderr for a terminal only: none in a CI log (``CI`` set), when
+    stderr is not a terminal, or when stdout carries ``--json -``. (vtgate has the same rule for its
+    probe runs; vtengine imports no vtgate, so this is its own small copy.)"""
+    import contextlib
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from vtengine.knobs import running_in_ci
+
+    if json_to_stdout or running_in_ci() or not sys.stderr.isatty():
+        return contextlib.nullcontext(None)
+    progress = Progress(TextColumn(what), BarColumn(), MofNCompleteColumn(), console=console, transient=True)
+    progress.add_task(what, total=total)
+    return progress
+
+
 def _positive(name: str, value: int) -> int:
     if value < 1:
         raise UsageError(f"{name} must be >= 1, got {value}")
@@ -172,6 +189,26 @@ def _parse_ids(text: str) -> list[int]:
         raise UsageError(f"--ids {text!r}: give comma-separated integers, e.g. 5,17,99") from None
 
 
+def _timed_run(engine: Any, ids: list[int], tokens: int, prefill: list[float], decode: list[float],
+               decode_cpu: list[float]) -> None:
+    """One timed prefill + greedy decode; appends tokens/s (wall, and per CPU second) to the lists."""
+    import time
+
+    from vtengine.profiler import clock
+
+    seq = engine.kv.new_sequence()
+    t0 = clock()
+    logits = engine.forward([seq], [ids])[0]
+    t1, c1 = clock(), time.process_time()
+    for _ in range(tokens - 1):
+        logits = engine.forward([seq], [[int(logits[-1].argmax())]])[0]
+    t2, c2 = clock(), time.process_time()
+    engine.kv.release(seq)
+    prefill.append(len(ids) / (t1 - t0))
+    decode.append((tokens - 1) / (t2 - t1))
+    decode_cpu.append((tokens - 1) / max(c2 - c1, 1e-9))
+
+
 @app.command()
 def bench(
     prompt_tokens: int = typer.Option(16, "--prompt-tokens", help="Prompt length in tokens."),
@@ -183,12 +220,11 @@ def bench(
     """Prefill and decode tokens/s under the current knobs, with a stage profile."""
     import dataclasses
     import statistics
-    import time
 
     from rich.table import Table
 
     from vtengine.engine import Engine
-    from vtengine.profiler import Profiler, clock
+    from vtengine.profiler import Profiler
 
     _positive("--prompt-tokens", prompt_tokens)
     _positive("--tokens", tokens)
@@ -199,18 +235,11 @@ def bench(
     prefill, decode, decode_cpu = [], [], []
     engine = Engine(weights, dataclasses.replace(knobs, profile=False))
     engine.generate(ids, 2)  # warm the dequant cache
-    for _ in range(runs):
-        seq = engine.kv.new_sequence()
-        t0 = clock()
-        logits = engine.forward([seq], [ids])[0]
-        t1, c1 = clock(), time.process_time()
-        for _ in range(tokens - 1):
-            logits = engine.forward([seq], [[int(logits[-1].argmax())]])[0]
-        t2, c2 = clock(), time.process_time()
-        engine.kv.release(seq)
-        prefill.append(prompt_tokens / (t1 - t0))
-        decode.append((tokens - 1) / (t2 - t1))
-        decode_cpu.append((tokens - 1) / max(c2 - c1, 1e-9))
+    with _live_progress("timed runs", runs, json_path == "-") as progress:
+        for _ in range(runs):
+            _timed_run(engine, ids, tokens, prefill, decode, decode_cpu)
+            if progress is not None:
+                progress.advance(progress.task_ids[0])
     profiled = Engine(weights, dataclasses.replace(knobs, profile=True))
     profiled.generate(ids, tokens)
     prof: Profiler = profiled.prof  # type: ignore[assignment]

@@ -44,6 +44,12 @@ def _choice(name: str, raw: str, choices: tuple[str, ...]) -> str:
     return value
 
 
+def running_in_ci() -> bool:
+    """Whether a CI service runs us (``CI`` set to anything but 0/false/no, as CI services do): the
+    CLI then draws no live progress. Not a numerics knob, and not part of ``Knobs``."""
+    return (os.environ.get("CI") or "").strip().lower() not in ("", "0", "false", "no")
+
+
 @dataclass(frozen=True)
 class Knobs:
     """Resolved knobs. Build from the environment with :meth:`from_env`, or directly in tests."""

@@ -204,9 +204,14 @@ ENV_BLIND_PROBES = frozenset({ProbeRef(callable="vtgate.kinds.envdoc:observe")})
 
 
 def suite_knobs(suite: Suite) -> frozenset[str]:
-    """Every variable the suite names: gate env pins and the knobs gates sweep or compare."""
-    return frozenset(name for spec in suite.gates for request in get_kind(spec.kind).requests(spec)
-                     for name in request.env)
+    """Every variable the suite names: gate env pins, the knobs gates sweep or compare, and the knobs
+    ``[[mutation]]`` tables set."""
+    named = {name for spec in suite.gates for request in get_kind(spec.kind).requests(spec) for name in request.env}
+    for mutation in suite.mutations:
+        env = mutation.get("env")
+        if isinstance(env, Mapping):
+            named.update(str(name) for name in env)
+    return frozenset(named)
 
 
 def resolve_pins(specs: Sequence[GateSpec], suite: Suite,

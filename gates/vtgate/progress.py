@@ -19,7 +19,7 @@ from vtgate.probes import ProgressUpdate
 
 def in_ci() -> bool:
     """CI services set ``CI`` (``true``, ``1``); ``false``/``0``/empty mean not CI."""
-    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+    return (os.environ.get("CI") or "").strip().lower() not in ("", "0", "false", "no")
 
 
 def progress_wanted(*, json_to_stdout: bool = False, quiet: bool = False) -> bool:
@@ -27,7 +27,7 @@ def progress_wanted(*, json_to_stdout: bool = False, quiet: bool = False) -> boo
 
 
 @contextmanager
-def live_progress(console: Console, enabled: bool, what: str = "probe runs") -> Iterator[ProgressCallback | None]:
+def live_progress(console: Console, enabled: bool, what: str = "probe runs done") -> Iterator[ProgressCallback | None]:
     """Yields the callback to hand to the probe layer (None when progress is not wanted)."""
     if not enabled:
         yield None
