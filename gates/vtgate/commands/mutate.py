@@ -38,7 +38,7 @@ def mutate(
     no_auto: bool = typer.Option(False, "--no-auto", help="Skip the built-in negative controls and arm mutations."),
     jobs: int = typer.Option(None, "-j", "--jobs", min=1, help="Probe runs in parallel (default: cores)."),
     json_path: str = typer.Option(None, "--json", metavar="PATH", help="Write the JSON report to PATH ('-' = stdout)."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No live progress on a terminal."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines."),
     isolate_env: bool = ISOLATE_OPTION,
     code: bool = typer.Option(False, "--code", help="Generated code mutants of the engine's source ([mutate.code]) "
                               "instead of the declared mutations: a mutation score and the survivors."),
