@@ -9,7 +9,6 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from rich.console import Console
-from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -67,7 +66,7 @@ def _render_narrow(report: CheckReport, console: Console) -> None:
     for result in report.gates:
         say((f"{result.status:<{status_width}}", STYLES.get(result.status, "")), " ", (result.name, "bold"),
             f"  {result.spec.kind}, {result.spec.tier}, {result.seconds:.1f} s", to=console)
-        console.print(Padding(Text(_summary(result)), (0, 0, 0, status_width + 1), expand=False))
+        say(_summary(result), to=console, indent=status_width + 1)
 
 
 def _footer(report: CheckReport) -> tuple[tuple[str, str], str]:
