@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from vtgate.goldens import display_path
-from vtgate.output import atomic_write_text, print_table, say, write_json
+from vtgate.output import atomic_write_text, print_table, say, table_width, write_json
 from vtgate.runner import CheckReport, GateResult
 
 STYLES = {
@@ -26,8 +26,10 @@ WIDE = 120  # below this many columns the summary would be squeezed into a narro
 
 
 def render_table(report: CheckReport, console: Console) -> None:
-    if console.width >= WIDE:
-        _render_wide(report, console)
+    """The wide table when the terminal has room for it (names whole), else the narrow layout."""
+    wide = _wide_table(report) if console.width >= WIDE else None
+    if wide is not None and table_width(wide, console) <= console.width:
+        print_table(wide, console)
     else:
         _render_narrow(report, console)
     for result in report.gates:
@@ -45,7 +47,7 @@ def _summary(result: GateResult) -> str:
     return result.summary.split("\n--- probe stderr")[0] if result.status == "error" else result.summary
 
 
-def _render_wide(report: CheckReport, console: Console) -> None:
+def _wide_table(report: CheckReport) -> Table:
     """One row a gate. Everything but the summary is short or a name the user passes back (--gate
     NAME): never wrapped; the summary takes the width that is left."""
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
@@ -56,7 +58,7 @@ def _render_wide(report: CheckReport, console: Console) -> None:
     for result in report.gates:
         table.add_row(Text(result.status, style=STYLES.get(result.status, "")), result.name, result.spec.kind,
                       result.spec.tier, _summary(result), f"{result.seconds:.1f}")
-    print_table(table, console)
+    return table
 
 
 def _render_narrow(report: CheckReport, console: Console) -> None:
