@@ -92,6 +92,20 @@ def test_the_shared_console_parses_no_markup_in_strings_or_table_cells(capsys) -
     assert "[core]" in err and err.count("[/bold]") == 2
 
 
+def test_say_wraps_at_spaces_and_never_breaks_a_word() -> None:
+    import io
+
+    from rich.console import Console
+    from vtgate.output import say
+
+    path = "/tmp/[core]/a-path-longer-than-the-forty-columns-of-this-console/vtgate.toml"
+    out = io.StringIO()
+    say(("configuration error", "bold red"), f": {path}:3: gate 'x': unknown kind '[/bold]' here",
+        to=Console(file=out, width=40, markup=False, color_system=None))
+    lines = out.getvalue().splitlines()
+    assert lines == ["configuration error:", f"{path}:3:", "gate 'x': unknown kind '[/bold]' here"]
+
+
 # --- vtgate -----------------------------------------------------------------------------------------
 
 
