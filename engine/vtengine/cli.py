@@ -352,7 +352,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(ExitCode.INTERNAL)
     finally:
         signal.signal(signal.SIGINT, previous)
-    if seen:
+    if seen or result == INTERRUPTED:  # swallowed, or turned by typer into Exit(130) and then a return value
         _interrupted(label)
     sys.exit(int(result) if isinstance(result, int) else ExitCode.OK)
 

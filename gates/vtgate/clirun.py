@@ -109,7 +109,9 @@ def run_app(app: typer.Typer, argv: list[str] | None = None, *, program: str = "
             console.print_exception(show_locals=False)
             problem("internal error", f"this is a bug in {program}; the traceback is above")
             sys.exit(ExitCode.INTERNAL)
-        if sigint.seen:  # a command swallowed the KeyboardInterrupt: Ctrl-C still ends the run as 130
+        # A swallowed KeyboardInterrupt, or one typer turned into Exit(130) and, outside standalone
+        # mode, into a return value: Ctrl-C still ends the run as 130, saying so.
+        if sigint.seen or result == INTERRUPTED:
             interrupted(label)
             sys.exit(INTERRUPTED)
     sys.exit(int(result) if isinstance(result, int) else ExitCode.OK)

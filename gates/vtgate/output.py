@@ -4,20 +4,22 @@ as JSON to a file written atomically or to stdout with ``-``. Shared by the vtga
 Data is never markup. The console parses no markup at all, so a commit subject ``[core] fix``, a path
 under a folder ``[core]`` or a message naming ``[tool.vtgate]`` prints exactly as it is. The program's
 own styling is explicit: ``say(("configuration error", "bold red"), ": ", message)`` styles the
-literal and prints the message as text. Lines are soft-wrapped (left to the terminal) and tables are
-printed wide enough for their no-wrap columns, so a name a user copies (a gate, a knob, a commit, a
-path) is never folded or cut with an ellipsis."""
+literal and prints the message as text. Lines wrap at spaces only, and tables are printed wide enough
+for their no-wrap columns, so a name a user copies (a gate, a knob, a commit, a path) is never folded
+or cut with an ellipsis."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.measure import Measurement
 from rich.table import Table
@@ -35,10 +37,37 @@ def line(*parts: Part) -> Text:
     return Text.assemble(*parts)
 
 
-def say(*parts: Part, to: Console | None = None) -> None:
-    """Print one line from ``parts`` on the console (stderr), never parsed as markup and never wrapped
-    by rich: a line longer than the terminal is wrapped by the terminal, so no name in it is cut."""
-    (to or console).print(line(*parts), soft_wrap=True)
+def word_wrap(text: Text, width: int) -> list[Text]:
+    """``text`` broken at spaces into lines of at most ``width`` cells where the words allow it. A word
+    (a name, a path, a commit id) is never broken or cut: one longer than ``width`` gets a line of its
+    own, longer than the width. rich's own wrapping folds or crops such a word."""
+    lines: list[Text] = []
+    for paragraph in text.split("\n", allow_blank=True):
+        plain = paragraph.plain
+        offsets: list[int] = []
+        column = 0
+        for word in re.finditer(r"\S+\s*", plain):
+            size = cell_len(word.group().rstrip())
+            if column and column + size > width:
+                offsets.append(word.start())
+                column = 0
+            column += cell_len(word.group())
+        for piece in paragraph.divide(offsets):
+            piece.rstrip()
+            lines.append(piece)
+    return lines
+
+
+def say(*parts: Part, to: Console | None = None, indent: int = 0, wrap: bool = True) -> None:
+    """Print one line from ``parts`` on the console (stderr): never parsed as markup, wrapped at spaces
+    to the console's width (each line ``indent`` spaces in), never a word cut or folded (``word_wrap``).
+    ``wrap=False`` leaves the line whole, for the terminal to wrap (a line a script greps for)."""
+    target = to or console
+    if not wrap:
+        target.print(Text(" " * indent) + line(*parts), soft_wrap=True)
+        return
+    for piece in word_wrap(line(*parts), max(target.width - indent, 20)):
+        target.print(Text(" " * indent) + piece if indent and piece.plain else piece, soft_wrap=True)
 
 
 def problem(label: str, message: str, *, style: str = "bold red", to: Console | None = None) -> None:

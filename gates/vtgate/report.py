@@ -10,13 +10,12 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from rich.console import Console
-from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
 from vtgate.checkrun import CheckReport, GateResult
 from vtgate.goldens import display_path
-from vtgate.output import atomic_write_text, print_table, say, write_json
+from vtgate.output import atomic_write_text, print_table, say, table_width, write_json
 
 STYLES = {
     "green": "green", "red": "bold red", "error": "bold magenta",
@@ -28,8 +27,10 @@ WIDE = 120  # below this many columns the summary would be squeezed into a narro
 
 
 def render_table(report: CheckReport, console: Console) -> None:
-    if console.width >= WIDE:
-        _render_wide(report, console)
+    """The wide table when the terminal has room for it (names whole), else the narrow layout."""
+    wide = _wide_table(report) if console.width >= WIDE else None
+    if wide is not None and table_width(wide, console) <= console.width:
+        print_table(wide, console)
     else:
         _render_narrow(report, console)
     for result in report.gates:
@@ -57,7 +58,7 @@ def _knobs(env: Mapping[str, str]) -> str:
     return " ".join(f"{name}={value}" for name, value in env.items())
 
 
-def _render_wide(report: CheckReport, console: Console) -> None:
+def _wide_table(report: CheckReport) -> Table:
     """One row a gate. Everything but the summary is short or a name the user passes back (--gate
     NAME): never wrapped; the summary takes the width that is left."""
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
@@ -68,7 +69,7 @@ def _render_wide(report: CheckReport, console: Console) -> None:
     for result in report.gates:
         table.add_row(Text(result.status, style=STYLES.get(result.status, "")), result.name, result.spec.kind,
                       result.spec.tier, _summary(result), f"{result.seconds:.1f}")
-    print_table(table, console)
+    return table
 
 
 def _render_narrow(report: CheckReport, console: Console) -> None:
@@ -78,7 +79,7 @@ def _render_narrow(report: CheckReport, console: Console) -> None:
     for result in report.gates:
         say((f"{result.status:<{status_width}}", STYLES.get(result.status, "")), " ", (result.name, "bold"),
             f"  {result.spec.kind}, {result.spec.tier}, {result.seconds:.1f} s", to=console)
-        console.print(Padding(Text(_summary(result)), (0, 0, 0, status_width + 1), expand=False))
+        say(_summary(result), to=console, indent=status_width + 1)
 
 
 def _footer(report: CheckReport) -> tuple[tuple[str, str], str]:

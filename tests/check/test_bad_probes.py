@@ -166,7 +166,8 @@ def test_ctrl_c_kills_running_probes_and_exits_130(project) -> None:
     sleeper = int(pidfile.read_text())
     assert psutil.pid_exists(sleeper)
     check.send_signal(signal.SIGINT)
-    check.communicate(timeout=20)
+    _, stderr = check.communicate(timeout=20)
     assert check.returncode == 130
+    assert "interrupted: vtgate check (probe runs stopped; no report written)" in stderr
     gone = not psutil.pid_exists(sleeper) or psutil.Process(sleeper).status() == psutil.STATUS_ZOMBIE
     assert gone

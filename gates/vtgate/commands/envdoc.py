@@ -112,14 +112,14 @@ def render(report: EnvdocReport) -> None:
     if report.unverifiable:
         first = report.unverifiable[0]
         say(f"note: {len(report.unverifiable)} default(s) are computed at run time and were not compared with the doc "
-            f"(e.g. {first['name']} at {first['file']}:{first['line']}: {first['code_default']})")
+            f"(e.g. {first['name']} at {first['file']}:{first['line']}: {first['code_default']})", wrap=False)
     if report.dynamic_unscoped:
         first = report.dynamic_unscoped[0]
         say(f"note: {len(report.dynamic_unscoped)} read(s) with a fully computed name were not checked "
-            f"(e.g. {first['file']}:{first['line']}); if such a helper reads knobs, name it with --wrapper")
+            f"(e.g. {first['file']}:{first['line']}); if such a helper reads knobs, name it with --wrapper", wrap=False)
     style = "green" if report.ok else "bold red"
     verdict = "envdoc ok" if report.ok else "envdoc FAILED"
-    say((verdict, style), f": {report.summary}")
+    say((verdict, style), f": {report.summary}", wrap=False)
 
 
 def _escape_data(text: str) -> str:
