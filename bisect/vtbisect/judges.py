@@ -157,6 +157,7 @@ class CommandRunner:
 GOOD_STATUSES = {"green", "deliberate-red"}
 BAD_STATUSES = {"red", "unexpected-green"}
 SKIP_ERROR_KINDS = {"probe", "timeout"}
+ARTIFACT_ERROR_KIND = "artifact"
 
 
 def gate_verdict(entry: Mapping[str, Any]) -> Verdict:
@@ -169,6 +170,8 @@ def gate_verdict(entry: Mapping[str, Any]) -> Verdict:
     kind = entry.get("error_kind")
     if status == "error" and kind in SKIP_ERROR_KINDS:
         return "skip"
+    if status == "error" and kind == ARTIFACT_ERROR_KIND:
+        return "bad"  # the candidate derives other artifacts (weights) than the pins were blessed with
     raise JudgeAbort(
         f"gate {entry.get('name')} errored ({kind or status}): {entry.get('error') or 'no message'}"
         " — this is never a verdict; fix the suite or the checkout and re-run",

@@ -33,6 +33,9 @@ from vtengine.config import VT_TINY, ModelConfig
 from vtengine.numerics import FP8, dequantize_fp8_blocks, quantize_fp8_blocks, round_bf16
 
 GENERATOR_VERSION = 1  # bump whenever generated vt-tiny weights change; it keys the disk cache
+# The source files whose code decides the cached arrays (generation, bf16 rounding, fp8 quantization):
+# their bytes key the disk cache too, so an edited quantizer is never served a stale cached model.
+GENERATOR_SOURCES = ("model.py", "numerics.py", "config.py")
 EMBEDDED = {"vt-tiny": VT_TINY}
 
 
@@ -210,8 +213,18 @@ def generate_tensors(config: ModelConfig) -> dict[str, np.ndarray]:
     return tensors
 
 
+def generator_digest() -> str:
+    """sha256 over the generator's source files (``GENERATOR_SOURCES``, next to this module)."""
+    digest = hashlib.sha256()
+    here = Path(__file__).parent
+    for name in GENERATOR_SOURCES:
+        digest.update(name.encode() + b"\0" + hashlib.sha256((here / name).read_bytes()).digest())
+    return digest.hexdigest()
+
+
 def _cache_file(config: ModelConfig, cache_dir: Path) -> Path:
-    key = json.dumps({"config": config.as_dict(), "generator": GENERATOR_VERSION}, sort_keys=True)
+    key = json.dumps({"config": config.as_dict(), "generator": GENERATOR_VERSION, "sources": generator_digest()},
+                     sort_keys=True)
     return cache_dir / f"{config.name}-{hashlib.sha256(key.encode()).hexdigest()[:16]}.npz"
 
 
@@ -229,7 +242,8 @@ def _write_atomically(path: Path, arrays: dict[str, np.ndarray]) -> None:
 
 def embedded_model(name: str = "vt-tiny", cache_dir: Path | None = None) -> Model:
     """The embedded model, fp8-quantized. Generated on first use, then loaded from
-    ``cache_dir/<name>-<key>.npz`` (key: config + generator version; written atomically)."""
+    ``cache_dir/<name>-<key>.npz`` (key: config, generator version and the generator's source files;
+    written atomically)."""
     config = EMBEDDED[name]
     path = _cache_file(config, cache_dir) if cache_dir is not None else None
     if path is not None and path.is_file():

@@ -35,7 +35,20 @@ def _engine(model: str, max_tokens: int | None = None) -> Engine:
     return Engine(_model(model, knobs), knobs, max_tokens=max_tokens)
 
 
+_DIGESTS: dict[str, str] = {}
+
+
+def model_digest(name: str, knobs: Knobs) -> str:
+    """The weights' sha256 (Model.digest), once per process: the derived artifact a probe ran."""
+    if name not in _DIGESTS:
+        _DIGESTS[name] = _model(name, knobs).digest()
+    return _DIGESTS[name]
+
+
 def meta(model: str, knobs: Knobs | None = None) -> dict[str, Any]:
+    """Who produced an observation: engine, model, source tree hash, resolved knobs and arms, and the
+    derived artifacts it ran (``artifacts``: the model's weight digest; goldens record it at bless and
+    vtgate check refuses to judge an observation of other weights)."""
     knobs = knobs if knobs is not None else Knobs.from_env()
     return {
         "engine": "vtengine",
@@ -44,6 +57,7 @@ def meta(model: str, knobs: Knobs | None = None) -> dict[str, Any]:
         **source_info(),
         "knobs": knobs.as_env(),
         "arms": select_arms(knobs),
+        "artifacts": {f"model:{model}": model_digest(model, knobs)},
     }
 
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from vtgate.errors import ErrorKind, GateError
 from vtgate.exitcodes import ExitCode
-from vtgate.goldens import golden_files, load_golden
+from vtgate.goldens import artifact_mismatch, golden_files, load_golden, pinned_artifacts
 from vtgate.kinds import get_kind
 from vtgate.probes import (
     AmbientEnv,
@@ -293,9 +293,12 @@ class GateRuns:
         return None
 
 
-def collect_runs(planned: PlannedCheck, suite: Suite, ambient: AmbientEnv) -> dict[str, GateRuns]:
+def collect_runs(planned: PlannedCheck, suite: Suite, ambient: AmbientEnv, *,
+                 check_artifacts: bool = True) -> dict[str, GateRuns]:
     """Wait for a planned check's runs and guard them: an observation must prove it ran this tree's
-    code, and if the tree's hash moved while the runs went, none of them is trusted."""
+    code, and if the tree's hash moved while the runs went, none of them is trusted. An observation
+    of other derived artifacts (``meta.artifacts``: e.g. the weights' digest) than the gate's golden
+    was blessed with is an error of kind ``artifact`` naming the artifact, never a verdict."""
     finished = {name: [(request, key, future.result()) for request, key, future in runs]
                 for name, runs in planned.runs.items()}
     source_tree = suite.settings.source_tree
@@ -305,11 +308,15 @@ def collect_runs(planned: PlannedCheck, suite: Suite, ambient: AmbientEnv) -> di
         results: dict[str, ProbeResult] = {}
         keys: dict[str, ProbeKey] = {}
         reached: dict[str, str] = {}
+        artifacts = pinned_artifacts(suite.gate(name).golden) if check_artifacts else {}
         for request, key, result in runs:
             if changed:
                 result = changed_during_run(result, source_tree)
             elif request.check_stale:
                 result = check_stale(result, planned.tree_hash, source_tree)
+            mismatch = artifact_mismatch(artifacts, result.observation) if result.error is None else None
+            if mismatch is not None:
+                result = replace(result, observation=None, error=mismatch, error_kind="artifact")
             results[request.label], keys[request.label] = result, key
             reached.update(ambient.reaching(key))
         gates[name] = GateRuns(suite.gate(name), results, keys, dict(sorted(reached.items())))
@@ -354,7 +361,7 @@ def measure_gates(specs: Sequence[GateSpec], suite: Suite, *, root: Path, jobs: 
     """Run the gates' probes and return their guarded runs unjudged (vtgate bless measures new pins)."""
     with shared_runs(suite, jobs=jobs, isolate_env=isolate_env, progress=progress) as shared:
         planned = plan_check(specs, suite, root, shared)
-        collected = collect_runs(planned, suite, shared.ambient)
+        collected = collect_runs(planned, suite, shared.ambient, check_artifacts=False)  # bless re-pins them
     return {spec.name: collected.get(spec.name) or planned.skipped[spec.name] for spec in specs}
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-ErrorKind = Literal["probe", "timeout", "stale", "config", "golden"]
+ErrorKind = Literal["probe", "timeout", "stale", "config", "golden", "artifact"]
 
 
 class SuiteError(Exception):

@@ -114,6 +114,8 @@ def provenance(root: Path, env: Mapping[str, str], reason: str, meta: Mapping[st
             record["knobs"] = dict(meta["knobs"])  # the knobs as the engine resolved them
         if isinstance(meta.get("arms"), Mapping):
             record["arms"] = dict(meta["arms"])
+        if isinstance(meta.get("artifacts"), Mapping):
+            record["artifacts"] = {str(k): str(v) for k, v in meta["artifacts"].items()}  # name -> digest
     return record
 
 
@@ -146,3 +148,32 @@ def golden_files(directory: Path) -> list[Path]:
         if isinstance(data, dict) and "schema" in data and "gate" in data and "value" in data:
             found.append(path)
     return found
+
+
+def pinned_artifacts(path: Path | None) -> dict[str, str]:
+    """The derived artifacts (name -> digest) a golden was blessed with; {} when it records none."""
+    if path is None or not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    found = data.get("provenance", {}).get("artifacts") if isinstance(data, dict) else None
+    return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
+
+
+def artifact_mismatch(pinned: Mapping[str, str], observation: Mapping[str, Any] | None) -> str | None:
+    """Why an observation cannot be judged against a golden blessed with other artifacts, or None."""
+    if not pinned or not observation:
+        return None
+    meta = observation.get("meta")
+    seen = meta.get("artifacts") if isinstance(meta, Mapping) else None
+    if not isinstance(seen, Mapping):
+        return None
+    for name, digest in sorted(pinned.items()):
+        now = seen.get(name)
+        if now is not None and str(now) != digest:
+            return (f"the golden was blessed with artifact {name} = {digest[:12]}… but this run used {str(now)[:12]}…: "
+                    "a derived artifact changed (weights, a generated model); if that is intended, re-bless the gate "
+                    "(vtgate bless GATE --reason ...), else find what changed it")
+    return None

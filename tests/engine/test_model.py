@@ -138,3 +138,31 @@ def test_float_checkpoint_weights_keep_their_precision_unless_quantized(tiny: Mo
 def test_unknown_model_name_is_a_clear_error() -> None:
     with pytest.raises(ModelError, match="neither an embedded model"):
         load_model("no-such-model")
+
+
+def test_an_edited_generator_source_is_never_served_the_cached_model(tmp_path: Path) -> None:
+    """The disk-cache key covers the generator and quantizer source files: a copy of the engine whose
+    quantizer differs by one constant regenerates instead of loading the cached arrays."""
+    import shutil
+    import subprocess
+    import sys
+
+    engine_copy = tmp_path / "engine"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "engine" / "vtengine", engine_copy / "vtengine",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    cache = tmp_path / "cache"
+    probe = ("import sys; from vtengine.model import embedded_model; from pathlib import Path; "
+             "print(embedded_model('vt-tiny', Path(sys.argv[1])).digest())")
+
+    def digest() -> str:
+        done = subprocess.run([sys.executable, "-c", probe, str(cache)], capture_output=True, text=True,
+                              env={"PYTHONPATH": str(engine_copy), "PATH": "/usr/bin:/bin"}, check=True)
+        return done.stdout.strip()
+
+    assert digest() == VT_TINY_WEIGHTS_SHA256
+    numerics = engine_copy / "vtengine" / "numerics.py"
+    text = numerics.read_text()
+    assert "FP8_MAX = 448.0" in text
+    numerics.write_text(text.replace("FP8_MAX = 448.0", "FP8_MAX = 440.0"))  # a changed quantizer clip
+    assert digest() != VT_TINY_WEIGHTS_SHA256
+    assert len(list(cache.iterdir())) == 2  # one cached model per generator source

@@ -70,15 +70,22 @@ def bless(
             problem(spec.name, f"cannot bless ({error.kind}): {error.message}", style="bold magenta")
             failures += 1
             continue
-        if old is not None and dict(old.value) == new_pin:
+        meta = next(iter(observations.values()), {}).get("meta")
+        artifacts = dict(meta.get("artifacts") or {}) if isinstance(meta, dict) else {}
+        same_artifacts = old is not None and dict(old.provenance.get("artifacts") or {}) == artifacts
+        if old is not None and dict(old.value) == new_pin and same_artifacts:
             say(f"{spec.name}: unchanged ({kind.describe_pin(new_pin)}); {shown} left as it is")
             continue
-        change = kind.describe_change(old.value, new_pin) if old else f"new golden: {kind.describe_pin(new_pin)}"
+        if old is not None and dict(old.value) == new_pin:
+            before = dict(old.provenance.get("artifacts") or {})
+            change = (f"unchanged ({kind.describe_pin(new_pin)}); provenance.artifacts "
+                      f"{_artifacts(before)} -> {_artifacts(artifacts)}")
+        else:
+            change = kind.describe_change(old.value, new_pin) if old else f"new golden: {kind.describe_pin(new_pin)}"
         say(f"{spec.name}: {change}")
         if dry_run:
             say(f"  (dry run: {shown} not written)")
             continue
-        meta = next(iter(observations.values()), {}).get("meta")
         record = provenance(root_path, dict(spec.env), reason.strip(), meta if isinstance(meta, dict) else None,
                             ambient=runs.ambient_env)
         if runs.ambient_env:
@@ -92,3 +99,7 @@ def bless(
     if failures > len(refused):
         return int(ExitCode.INTERNAL)
     return int(ExitCode.USAGE if refused else ExitCode.OK)
+
+
+def _artifacts(found: dict[str, str]) -> str:
+    return ", ".join(f"{name} {digest[:12]}" for name, digest in sorted(found.items())) or "(none)"

@@ -469,6 +469,8 @@ def run_code_mutants(
                     kind = result.error_kind or ""
                     if kind == "timeout":
                         status = "killed-by-timeout"
+                    elif kind == "artifact":  # the check names the changed artifact: a detection
+                        status = "killed"
                     elif kind in ("probe", "stale"):
                         status = "killed-by-crash" if kind == "probe" else "error"
                     else:

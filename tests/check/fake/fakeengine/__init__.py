@@ -37,7 +37,11 @@ def _log() -> None:
 
 def _meta() -> dict:
     knobs = {k: v for k, v in os.environ.items() if k.startswith("FAKE_") and k != "FAKE_LOG"}
-    return {"engine": "fake", "source_tree_hash": _tree_hash(), "source_root": str(HERE), "knobs": knobs}
+    meta = {"engine": "fake", "source_tree_hash": _tree_hash(), "source_root": str(HERE), "knobs": knobs}
+    weights = Path("weights.bin")  # a derived artifact in the project (cwd): reported by its digest
+    if weights.is_file():
+        meta["artifacts"] = {"model:fake": hashlib.sha256(weights.read_bytes()).hexdigest()}
+    return meta
 
 
 def _stream(prompt: str, tokens: int) -> list[int]:
