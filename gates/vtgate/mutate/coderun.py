@@ -8,6 +8,13 @@ kills the mutant and the rest are not run. A probe that crashes or times out und
 too, listed apart (``killed-by-crash``, ``killed-by-timeout``). A survivor whose every observation
 equals the baseline's is *possibly equivalent*: the suite's probes could not see the change at all.
 
+Which gates run on a mutant is decided by line coverage (coverage.py), measured once on the unmutated
+tree: a gate whose probes never execute the mutated statement cannot see the mutant and is skipped;
+a mutant no gate reaches is a survivor at no probe cost. ``[mutate.code] env`` is set for every mutant
+run, with ``{root}`` replaced by the mutated copy (for coverage, by an empty folder): point a derived
+artifact's cache there (``VT_CACHE_DIR = "{root}/.vt-cache"``) so a mutated generator really runs,
+coverage sees the code that only runs on a cache miss, and no mutant writes into the user's cache.
+
 Equivalents a person has confirmed live in a ledger (``[mutate.code] equivalents``, default
 ``goldens/mutations/equivalent.toml``), keyed by the mutant's diff digest, with a reason; they are never
 counted again. Verdicts are cached in the repository's git folder (``.git/vtgate/code-mutants/``) keyed by everything that
@@ -54,7 +61,9 @@ Status = Literal["killed", "killed-by-crash", "killed-by-timeout", "survived", "
 KILLED: frozenset[str] = frozenset({"killed", "killed-by-crash", "killed-by-timeout"})
 CACHE_VERSION = 1
 DEFAULT_LEDGER = "goldens/mutations/equivalent.toml"
-CODE_KEYS = frozenset({"paths", "exclude", "include_functions", "exclude_functions", "operators", "equivalents"})
+CODE_KEYS = frozenset({"paths", "exclude", "include_functions", "exclude_functions", "operators", "equivalents",
+                       "env"})
+ROOT_PLACEHOLDER = "{root}"
 
 
 @dataclass(frozen=True)
@@ -67,6 +76,10 @@ class CodeScope:
     exclude_functions: tuple[str, ...] = ()
     operators: tuple[str, ...] = OPERATORS
     equivalents: str = DEFAULT_LEDGER
+    env: Mapping[str, str] = field(default_factory=dict)  # for mutant runs; "{root}" = the mutated copy
+
+    def env_for(self, root: Path) -> dict[str, str]:
+        return {name: value.replace(ROOT_PLACEHOLDER, str(root)) for name, value in self.env.items()}
 
 
 @dataclass(frozen=True)
@@ -190,8 +203,11 @@ def load_scope(suite: Suite) -> CodeScope:
     equivalents = table.get("equivalents", DEFAULT_LEDGER)
     if not isinstance(equivalents, str):
         raise SuiteError(f"{where}: 'equivalents' must be a path")
+    env = table.get("env", {})
+    if not isinstance(env, Mapping) or not all(isinstance(v, str) for v in env.values()):
+        raise SuiteError(f"{where}: 'env' must be a table of strings, e.g. env = {{ ENGINE_CACHE = \"{{root}}/.cache\" }}")
     return CodeScope(paths, _strings(table, "exclude", where), _strings(table, "include_functions", where),
-                     _strings(table, "exclude_functions", where), operators, equivalents)
+                     _strings(table, "exclude_functions", where), operators, equivalents, dict(env))
 
 
 def load_ledger(path: Path) -> dict[str, str]:
@@ -285,7 +301,8 @@ Coverage = dict[str, frozenset[tuple[str, int]] | None]
 
 
 def _covered_lines(key: ProbeKey, root: Path, suite: Suite, ambient: AmbientEnv, paths: Sequence[str],
-                   timeout: float, children: ChildProcesses, folder: Path) -> frozenset[tuple[str, int]] | None:
+                   timeout: float, children: ChildProcesses, folder: Path,
+                   extra_env: Mapping[str, str]) -> frozenset[tuple[str, int]] | None:
     """The (path, line) pairs of the mutated files that one baseline run executes, measured with
     coverage.py; None when the run cannot be measured (a command probe, coverage missing, a failure)."""
     if key.probe.callable is None:
@@ -294,8 +311,14 @@ def _covered_lines(key: ProbeKey, root: Path, suite: Suite, ambient: AmbientEnv,
     includes = [str((root / p).resolve() / "*") if (root / p).is_dir() else str((root / p).resolve()) for p in paths]
     argv = [sys.executable, "-m", "coverage", "run", f"--data-file={data_file}", f"--include={','.join(includes)}",
             "-m", "vtgate.probe_entry", key.probe.callable, "--args", key.args_json]
+    env = probe_environment(key, root, suite.settings, ambient)
+    scratch = folder / f"{data_file.name}.root"
+    scratch.mkdir()
+    for name, value in extra_env.items():  # {root}: an empty folder, so cache-miss code runs and counts
+        if name not in dict(key.env):
+            env[name] = value.replace(ROOT_PLACEHOLDER, str(scratch))
     try:
-        process = children.start(argv, cwd=root, env=probe_environment(key, root, suite.settings, ambient))
+        process = children.start(argv, cwd=root, env=env)
     except OSError:
         return None
     _, _, timed_out = children.communicate(process, timeout * 3)  # tracing is slower than the probe
@@ -316,7 +339,7 @@ def _covered_lines(key: ProbeKey, root: Path, suite: Suite, ambient: AmbientEnv,
 
 
 def probe_coverage(specs: Sequence[GateSpec], suite: Suite, root: Path, ambient: AmbientEnv, paths: Sequence[str],
-                   jobs: int) -> Coverage:
+                   jobs: int, extra_env: Mapping[str, str] | None = None) -> Coverage:
     """Per gate, the lines of the mutated code its baseline runs execute (the union over its runs);
     None for a gate with a run that cannot be measured (it runs on every mutant)."""
     try:
@@ -334,7 +357,8 @@ def probe_coverage(specs: Sequence[GateSpec], suite: Suite, root: Path, ambient:
     with tempfile.TemporaryDirectory(prefix="vtgate-coverage-") as folder, \
             ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         try:
-            futures = {key: pool.submit(_covered_lines, key, root, suite, ambient, paths, timeout, children, Path(folder))
+            futures = {key: pool.submit(_covered_lines, key, root, suite, ambient, paths, timeout, children, Path(folder),
+                                        extra_env or {})
                        for key, timeout in keys.items()}
             measured = {key: future.result() for key, future in futures.items()}
         except BaseException:
@@ -425,7 +449,7 @@ def run_code_mutants(
         if use_coverage:
             tell("measuring which gates reach which lines (coverage.py, once on the unmutated tree)")
             shared.note("coverage of the unmutated tree")
-            reach = probe_coverage(green, suite, root_path, shared.ambient, scope.paths, shared.jobs)
+            reach = probe_coverage(green, suite, root_path, shared.ambient, scope.paths, shared.jobs, scope.env)
         evaluated = 0
         lock = threading.Lock()
 
@@ -441,6 +465,7 @@ def run_code_mutants(
             except PatchError as error:
                 return MutantVerdict(mutant, "error", (), None, f"does not apply: {error}", time.perf_counter() - t0)
             key = hashlib.sha256(json.dumps([CACHE_VERSION, expected_tree_hash(copy, suite.settings), mutant.diff,
+                                             sorted(scope.env.items()),
                                              oracle, judge, sorted(s.name for s in green), use_coverage]
                                             ).encode()).hexdigest()
             hit = cache.get(key)
@@ -457,9 +482,10 @@ def run_code_mutants(
             reaching = [spec for spec in green if _reaches(reach[spec.name], mutant)]
             if not reaching:
                 detail = "no gate's probes execute this line (coverage of the unmutated tree)"
+            mutant_env = scope.env_for(copy)
             for spec in reaching:
                 ran.append(spec.name)
-                planned = plan_check([spec], suite, copy, shared, pins=pins)
+                planned = plan_check([spec], suite, copy, shared, pins=pins, extra_env=mutant_env)
                 result = judge_check(planned, [spec], suite, shared, pins)[spec.name]
                 results[spec.name] = result
                 if result.status == "red":
