@@ -45,7 +45,7 @@ def test_documented_row_that_nothing_reads_is_stale_with_its_doc_line(project) -
     assert [(f.kind, f.name, f.file, f.line) for f in report.findings] == [
         ("stale", "VT_GONE", "docs/ENVIRONMENT.md", 6)
     ]
-    assert report.to_json()["stale"] == [{"name": "VT_GONE", "doc_line": 6}]
+    assert report.to_json()["stale"] == [{"name": "VT_GONE", "doc": "docs/ENVIRONMENT.md", "doc_line": 6}]
 
 
 def test_literal_default_that_differs_from_the_doc_is_a_mismatch(project) -> None:
@@ -102,7 +102,8 @@ def test_static_name_inside_a_documented_family_is_documented(project) -> None:
 
 def test_fully_computed_name_is_noted_but_not_a_finding_under_a_prefix(project) -> None:
     project.write("tool/env.py", "import os\n\ndef restore(name):\n    return os.environ.get(name)\n")
-    project.doc()
+    project.write("tool/knob.py", 'import os\nA = os.environ.get("VT_A")\n')
+    project.doc(("VT_A", "(unset)"))
     report = project.run()
     assert report.ok
     assert report.dynamic_unscoped == [{"file": "tool/env.py", "line": 4, "form": "os.environ.get"}]
@@ -144,8 +145,8 @@ def test_allowlist_family_covers_static_and_dynamic_reads(project) -> None:
 
 
 def test_allowlist_entry_that_matches_nothing_is_a_finding(project) -> None:
-    project.write("cli.py", "import os\n")
-    project.doc()
+    project.write("cli.py", 'import os\nA = os.environ.get("VT_A")\n')
+    project.doc(("VT_A", "(unset)"))
     report = project.run(allowlist=[{"name": "VT_NOTHING", "reason": "left over"}])
     assert [(f.kind, f.name) for f in report.findings] == [("allowlist", "VT_NOTHING")]
     assert "matches no read" in report.findings[0].message
@@ -176,7 +177,8 @@ def test_virtualenvs_hidden_and_build_folders_are_not_scanned(project) -> None:
     project.write(".tox/lib/x.py", read)
     project.write("build/lib/x.py", read)
     project.write("pkg/__pycache__/x.py", read)
-    project.doc()
+    project.write("pkg/real.py", 'import os\nA = os.environ.get("VT_A")\n')
+    project.doc(("VT_A", "(unset)"))
     assert project.run().ok
 
 

@@ -29,6 +29,8 @@ C_SUFFIXES = (
     ".inl",
     ".ipp",
     ".tpp",
+    ".m",
+    ".mm",
 )
 GETENV_NAMES = {"getenv", "secure_getenv"}
 _DECLARATION_WORDS = {"const", "char", "wchar_t", "void", "unsigned", "signed", "struct"}
@@ -147,6 +149,7 @@ def scan_c_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()) -
         result.parsed = False
         return result
     tokens = tokenize_c(text)
+    constants = string_constants(tokens)
     for index, (kind, value, line) in enumerate(tokens):
         if kind != IDENT or (value not in GETENV_NAMES and value not in wrapper_names):
             continue
@@ -154,7 +157,13 @@ def scan_c_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()) -
             continue
         before = tokens[index - 1] if index else None
         if before and before[0] == PUNCT and before[1] in (".", "->"):
-            continue  # a member function, not the C library's getenv nor a free wrapper
+            # a member call: not the C library's getenv, but maybe a registration wrapper
+            # (`arg.set_env("LLAMA_ARG_THREADS")` for spec `.set_env:0`)
+            spec = next((spec for spec in wrappers if spec.member and spec.dotted[-1] == value), None)
+            if spec is not None:
+                args = _arguments(tokens, index + 1)
+                _wrapper_read(result, spec, args, constants, relpath, line)
+            continue
         qualified = _qualified_name(tokens, index)
         args = _arguments(tokens, index + 1)
         if args and args[0] and args[0][0][0] == IDENT and args[0][0][1] in _DECLARATION_WORDS:
@@ -166,18 +175,74 @@ def scan_c_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()) -
                 form = f"::{value} (C++)"
             else:
                 form = f"{value} (C)"
-            name = _name_of(args[0] if args else [])
+            name = _name_of(args[0] if args else [], constants)
             result.reads.append(make_read(name, None, relpath, line, form))
             continue
-        spec = next((spec for spec in wrappers if _c_matches(spec, qualified)), None)
+        spec = next((spec for spec in wrappers if not spec.member and _c_matches(spec, qualified)), None)
         if spec is None:
             continue
-        name = _name_of(args[spec.position]) if spec.position < len(args) else Expr(static=None)
-        default = None
-        if spec.default_position is not None and spec.default_position < len(args):
-            default = _literal_of(args[spec.default_position])
-        result.reads.append(make_read(name, default, relpath, line, f"wrapper {spec.text} (C)"))
+        _wrapper_read(result, spec, args, constants, relpath, line)
     return result
+
+
+def _wrapper_read(
+    result: FileScan,
+    spec: WrapperSpec,
+    args: list[list[tuple[str, str, int]]],
+    constants: dict[str, str],
+    relpath: str,
+    line: int,
+) -> None:
+    if spec.position >= len(args):
+        return  # the name argument is left out (an optional parameter): nothing is read
+    name = _name_of(args[spec.position], constants)
+    if args[spec.position]:
+        line = args[spec.position][0][2]
+    default = None
+    if spec.default_position is not None and spec.default_position < len(args):
+        default = _literal_of(args[spec.default_position])
+    result.reads.append(make_read(name, default, relpath, line, f"wrapper {spec.text} (C)"))
+
+
+_CONSTANT_TYPES = {"char", "string_view", "string", "NSString"}
+
+
+def string_constants(tokens: list[tuple[str, str, int]]) -> dict[str, str]:
+    """Names bound once to a string literal in this file: ``#define NAME "LITERAL"``,
+    ``constexpr const char* NAME = "..."``, ``static const char NAME[] = "..."``,
+    ``const std::string_view NAME = "..."``. A name bound twice (``#ifdef`` branches) is dropped."""
+    found: dict[str, str | None] = {}
+    count = len(tokens)
+    for index, (kind, value, line) in enumerate(tokens):
+        if kind == IDENT and value == "define" and index >= 1 and tokens[index - 1][1] == "#":
+            if index + 2 < count and tokens[index + 1][0] == IDENT and tokens[index + 1][2] == line:
+                cursor, parts = index + 2, []
+                while cursor < count and tokens[cursor][0] == STRING and tokens[cursor][2] == line:
+                    parts.append(tokens[cursor][1])
+                    cursor += 1
+                ends_line = cursor >= count or tokens[cursor][2] != line
+                if parts and ends_line:
+                    name = tokens[index + 1][1]
+                    found[name] = None if name in found else "".join(parts)
+            continue
+        if kind != IDENT or index + 2 >= count:
+            continue
+        cursor = index + 1
+        if tokens[cursor][1] == "[" and cursor + 1 < count and tokens[cursor + 1][1] == "]":
+            cursor += 2
+        if cursor >= count or tokens[cursor][1] != "=":
+            continue
+        cursor += 1
+        parts = []
+        while cursor < count and tokens[cursor][0] == STRING:
+            parts.append(tokens[cursor][1])
+            cursor += 1
+        if not parts or cursor >= count or tokens[cursor][1] != ";":
+            continue
+        declaration = {token[1] for token in tokens[max(0, index - 6) : index]}
+        if declaration & _CONSTANT_TYPES and declaration & {"const", "constexpr"}:
+            found[value] = None if value in found else "".join(parts)
+    return {name: text for name, text in found.items() if text is not None}
 
 
 def _qualified_name(tokens: list[tuple[str, str, int]], index: int) -> tuple[str, ...]:
@@ -216,10 +281,15 @@ def _arguments(tokens: list[tuple[str, str, int]], open_paren: int) -> list[list
     return [] if args == [[]] else args
 
 
-def _name_of(arg: list[tuple[str, str, int]]) -> Expr:
-    """A name argument: only string literals -> static; else dynamic with its leading literal text."""
+def _name_of(arg: list[tuple[str, str, int]], constants: dict[str, str] | None = None) -> Expr:
+    """A name argument: only string literals (and names of string constants) -> static; else
+    dynamic with its leading literal text."""
     literal: list[str] = []
+    constants = constants or {}
     for kind, value, _ in arg:
+        if kind == IDENT and value in constants:
+            literal.append(constants[value])
+            continue
         if kind != STRING:
             return Expr(static=None, prefix="".join(literal))
         literal.append(value)
