@@ -132,8 +132,8 @@ def _explain_stale_literals(report: EnvdocReport, files: list[tuple[Path, str]])
             replace(
                 finding,
                 message=f"{finding.name} is documented here and appears as a string literal at {where}, but not in a "
-                f"read form envdoc recognises: do not delete the row; if a helper reads it, name the helper with "
-                f"--wrapper, or silence that line with `vtgate: envdoc-ignore[reason]`",
+                f"read form envdoc recognises: if a helper or registry reads it there, name that helper with --wrapper "
+                f"(see docs/envdoc.md, Wrappers); remove the row only if that use is not a read",
                 hint=f"read form not recognised; named at {where}",
             )
             if "incomplete" not in finding.message
