@@ -217,3 +217,15 @@ def test_a_family_with_a_leading_wildcard_covers_a_computed_name_with_that_suffi
     report = project.run(prefix="")
     assert report.ok, report.findings
     assert report.dynamic_covered == [{"prefix": "", "file": "app/log.py", "line": 4, "by": "*_DEBUG"}]
+
+
+def test_cpp_range_for_over_an_array_of_literal_names_reads_each() -> None:
+    code = (
+        "static std::string default_path() {\n"
+        '    const char * const env_vars[] = { "ET_TOOLCHAIN", "TOOLCHAIN_ROOT" };\n'
+        "    for (const char * var : env_vars) {\n"
+        "        if (const char * p = std::getenv(var)) { return p; }\n"
+        "    }\n"
+        "}\n"
+    )
+    assert [(r.name, r.line) for r in scan_c_text(code, "et.cpp").reads] == [("ET_TOOLCHAIN", 4), ("TOOLCHAIN_ROOT", 4)]

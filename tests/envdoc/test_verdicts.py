@@ -74,3 +74,12 @@ def test_allowlist_entry_scoped_by_path_glob(project) -> None:
     project.doc(("VT_C", "(unset)"))
     report = project.run(allowlist=[{"name": "VT_TEST_SEED", "reason": "pytest seed", "paths": ["tests/*"]}])
     assert [(f.kind, f.name, f.file) for f in report.findings] == [("undocumented", "VT_TEST_SEED", "engine/run.py")]
+
+
+def test_a_marker_inside_a_string_literal_is_not_a_suppression(project) -> None:
+    project.write("app/a.py", 'import os\nA = os.environ.get("VT_A")\nDOC = "# vtgate: envdoc-ignore"\n')
+    project.write("src/k.cc", 'const char *s = "// vtgate: envdoc-ignore"; auto v = getenv("VT_A");\n')
+    project.doc(("VT_A", "(unset)"))
+    report = project.run()
+    assert report.ok, report.findings
+    assert report.suppressed == []

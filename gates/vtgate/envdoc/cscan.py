@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 
 from vtgate.envdoc.model import Expr, FileScan, WrapperSpec
-from vtgate.envdoc.pyscan import make_read
+from vtgate.envdoc.pyscan import make_reads
 
 C_SUFFIXES = (
     ".c",
@@ -150,6 +150,7 @@ def scan_c_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()) -
         return result
     tokens = tokenize_c(text)
     constants = string_constants(tokens)
+    loops = loop_names(tokens)
     for index, (kind, value, line) in enumerate(tokens):
         if kind != IDENT or (value not in GETENV_NAMES and value not in wrapper_names):
             continue
@@ -162,7 +163,7 @@ def scan_c_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()) -
             spec = next((spec for spec in wrappers if spec.member and spec.dotted[-1] == value), None)
             if spec is not None:
                 args = _arguments(tokens, index + 1)
-                _wrapper_read(result, spec, args, constants, relpath, line)
+                _wrapper_read(result, spec, args, constants, loops, relpath, line)
             continue
         qualified = _qualified_name(tokens, index)
         args = _arguments(tokens, index + 1)
@@ -175,13 +176,13 @@ def scan_c_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()) -
                 form = f"::{value} (C++)"
             else:
                 form = f"{value} (C)"
-            name = _name_of(args[0] if args else [], constants)
-            result.reads.append(make_read(name, None, relpath, line, form))
+            name = _name_of(args[0] if args else [], constants, loops)
+            result.reads.extend(make_reads(name, None, relpath, line, form))
             continue
         spec = next((spec for spec in wrappers if not spec.member and _c_matches(spec, qualified)), None)
         if spec is None:
             continue
-        _wrapper_read(result, spec, args, constants, relpath, line)
+        _wrapper_read(result, spec, args, constants, loops, relpath, line)
     return result
 
 
@@ -190,21 +191,84 @@ def _wrapper_read(
     spec: WrapperSpec,
     args: list[list[tuple[str, str, int]]],
     constants: dict[str, str],
+    loops: dict[str, tuple[str, ...]],
     relpath: str,
     line: int,
 ) -> None:
     if spec.position >= len(args):
         return  # the name argument is left out (an optional parameter): nothing is read
-    name = _name_of(args[spec.position], constants)
+    name = _name_of(args[spec.position], constants, loops)
     if args[spec.position]:
         line = args[spec.position][0][2]
     default = None
     if spec.default_position is not None and spec.default_position < len(args):
         default = _literal_of(args[spec.default_position])
-    result.reads.append(make_read(name, default, relpath, line, f"wrapper {spec.text} (C)"))
+    result.reads.extend(make_reads(name, default, relpath, line, f"wrapper {spec.text} (C)"))
 
 
 _CONSTANT_TYPES = {"char", "string_view", "string", "NSString"}
+
+
+def string_arrays(tokens: list[tuple[str, str, int]]) -> dict[str, tuple[str, ...]]:
+    """``const char * const NAMES[] = { "A", "B" };`` (or a ``std::array``/``std::vector`` of
+    literals): NAME -> its literal elements. A name bound twice is dropped."""
+    found: dict[str, tuple[str, ...] | None] = {}
+    count = len(tokens)
+    for index, (kind, value, _) in enumerate(tokens):
+        if kind != IDENT or index + 3 >= count:
+            continue
+        cursor = index + 1
+        if tokens[cursor][1] == "[":
+            while cursor < count and tokens[cursor][1] != "]":
+                cursor += 1
+            cursor += 1
+        if cursor + 1 >= count or tokens[cursor][1] not in ("=", "{"):
+            continue
+        cursor += 1 if tokens[cursor][1] == "{" else 2
+        if tokens[cursor - 1][1] != "{":
+            continue
+        elements: list[str] = []
+        while cursor < count and tokens[cursor][0] == STRING:
+            elements.append(tokens[cursor][1])
+            cursor += 1
+            if cursor < count and tokens[cursor][1] == ",":
+                cursor += 1
+        if not elements or cursor >= count or tokens[cursor][1] != "}":
+            continue
+        declaration = {token[1] for token in tokens[max(0, index - 8) : index]}
+        if declaration & _CONSTANT_TYPES and (declaration & {"const", "constexpr", "static"}):
+            found[value] = None if value in found else tuple(elements)
+    return {name: values for name, values in found.items() if values is not None}
+
+
+def loop_names(tokens: list[tuple[str, str, int]]) -> dict[str, tuple[str, ...]]:
+    """``for (const char * var : NAMES)`` over an array of literals binds ``var`` to its elements
+    (a name bound by two such loops over different arrays is dropped)."""
+    arrays = string_arrays(tokens)
+    if not arrays:
+        return {}
+    found: dict[str, tuple[str, ...] | None] = {}
+    count = len(tokens)
+    for index, (kind, value, _) in enumerate(tokens):
+        if kind != IDENT or value != "for" or index + 1 >= count or tokens[index + 1][1] != "(":
+            continue
+        cursor, depth = index + 2, 0
+        while cursor + 2 < count and depth >= 0:
+            text = tokens[cursor][1]
+            if text == "(":
+                depth += 1
+            elif text == ")":
+                depth -= 1
+            elif depth == 0 and text == ":" and tokens[cursor - 1][0] == IDENT:
+                array = tokens[cursor + 1][1]
+                if array in arrays and tokens[cursor + 2][1] == ")":
+                    var = tokens[cursor - 1][1]
+                    found[var] = None if var in found and found[var] != arrays[array] else arrays[array]
+                break
+            elif text in (";", "{"):
+                break
+            cursor += 1
+    return {name: values for name, values in found.items() if values is not None}
 
 
 def string_constants(tokens: list[tuple[str, str, int]]) -> dict[str, str]:
@@ -281,11 +345,19 @@ def _arguments(tokens: list[tuple[str, str, int]], open_paren: int) -> list[list
     return [] if args == [[]] else args
 
 
-def _name_of(arg: list[tuple[str, str, int]], constants: dict[str, str] | None = None) -> Expr:
-    """A name argument: only string literals (and names of string constants) -> static; else
-    dynamic with its leading literal text."""
+def _name_of(
+    arg: list[tuple[str, str, int]],
+    constants: dict[str, str] | None = None,
+    loops: dict[str, tuple[str, ...]] | None = None,
+) -> Expr:
+    """A name argument: only string literals (and names of string constants) -> static; a loop
+    variable over an array of literals -> one of its elements; else dynamic with its leading
+    literal text."""
     literal: list[str] = []
     constants = constants or {}
+    if loops and len(arg) == 1 and arg[0][0] == IDENT and arg[0][1] in loops:
+        values = loops[arg[0][1]]
+        return Expr(static=None, prefix="", choices=values) if len(values) > 1 else Expr(static=values[0], prefix=values[0])
     for kind, value, _ in arg:
         if kind == IDENT and value in constants:
             literal.append(constants[value])

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import io
 import multiprocessing
 import os
 import re
 import threading
+import tokenize
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
@@ -114,7 +116,7 @@ def scan_file(path: Path, shown: str, wrappers: Sequence[WrapperSpec], words: Se
     else:
         result = scan_c_text(text, shown, wrappers)
     if SUPPRESS_WORD in text:
-        result.suppressions, result.bad_suppressions = find_suppressions(text)
+        result.suppressions, result.bad_suppressions = find_suppressions(text, python=is_python)
     return result
 
 
@@ -122,16 +124,16 @@ SUPPRESS_WORD = "envdoc-ignore"
 _SUPPRESSION = re.compile(r"(?:#|//|/\*)\s*vtgate:\s*envdoc-ignore(?:\[(?P<reason>[^\]]*)\])?")
 
 
-def find_suppressions(text: str) -> tuple[dict[int, str], list[int]]:
-    """``# vtgate: envdoc-ignore[reason]`` (or ``//``, ``/*``) silences the reads on its line, or on
-    the next line when the comment stands alone. Returns line -> reason, and the lines of markers
-    that give no reason (an error: say why the read needs no doc row)."""
+def find_suppressions(text: str, python: bool = True) -> tuple[dict[int, str], list[int]]:
+    """``# vtgate: envdoc-ignore[reason]`` (or ``//``, ``/*``) in a comment silences the reads on its
+    line, or on the next line when the comment stands alone. Returns line -> reason, and the lines of
+    markers that give no reason (an error: say why the read needs no doc row). A marker inside a
+    string literal is not a comment and does nothing."""
     silenced: dict[int, str] = {}
     bad: list[int] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if SUPPRESS_WORD not in line:
-            continue
-        match = _SUPPRESSION.search(line)
+    lines = text.splitlines()
+    for number, column, comment in _comments(text, lines, python):
+        match = _SUPPRESSION.search(comment)
         if match is None:
             continue
         reason = (match["reason"] or "").strip()
@@ -139,9 +141,28 @@ def find_suppressions(text: str) -> tuple[dict[int, str], list[int]]:
             bad.append(number)
             continue
         silenced[number] = reason
-        if not line[: match.start()].strip():
+        if not lines[number - 1][:column].strip():
             silenced.setdefault(number + 1, reason)
     return silenced, bad
+
+
+def _comments(text: str, lines: list[str], python: bool) -> Iterator[tuple[int, int, str]]:
+    """(line, column, text) of each comment that mentions the marker."""
+    if python:
+        try:
+            for token in tokenize.generate_tokens(io.StringIO(text).readline):
+                if token.type == tokenize.COMMENT and SUPPRESS_WORD in token.string:
+                    yield token.start[0], token.start[1], token.string
+        except (tokenize.TokenError, SyntaxError):
+            return
+        return
+    for number, line in enumerate(lines, start=1):
+        at = line.find(SUPPRESS_WORD)
+        if at < 0:
+            continue
+        start = max(line.rfind("//", 0, at), line.rfind("/*", 0, at))
+        if start >= 0 and line[:start].count('"') % 2 == 0:  # not inside a string literal
+            yield number, start, line[start:]
 
 
 def _scan_chunk(
@@ -179,19 +200,33 @@ def scan_all(
 
 
 def expand_re_exports(
-    qualified: tuple[str, ...], re_exports: dict[tuple[str, ...], tuple[str, ...]]
+    qualified: tuple[str, ...],
+    re_exports: dict[tuple[str, ...], tuple[str, ...]],
+    by_suffix: dict[tuple[str, ...], tuple[str, ...]] | None = None,
 ) -> tuple[str, ...]:
     """``pkg.flag`` -> ``pkg.utils.env.flag`` when ``pkg/__init__.py`` re-exports it (followed
     through chains of re-exports, at most 8 steps)."""
     for _ in range(8):
         for cut in range(len(qualified), 0, -1):
-            target = re_exports.get(qualified[:cut])
+            target = re_exports.get(qualified[:cut]) or (by_suffix or {}).get(qualified[:cut])
             if target is not None and target != qualified[:cut]:
                 qualified = (*target, *qualified[cut:])
                 break
         else:
             return qualified
     return qualified
+
+
+def _suffix_lookup(re_exports: dict[tuple[str, ...], tuple[str, ...]]) -> dict[tuple[str, ...], tuple[str, ...]]:
+    """The re-exports keyed also by their trailing components (at least two), so that
+    ``accelerate.state.flag`` finds the key of ``src/accelerate/state.py`` (a src/ layout); when
+    two keys share a suffix with different targets, neither is used for it."""
+    table: dict[tuple[str, ...], tuple[str, ...] | None] = {}
+    for key, target in re_exports.items():
+        for start in range(1, len(key) - 1):
+            suffix = key[start:]
+            table[suffix] = target if suffix not in table or table[suffix] == target else None
+    return {key: target for key, target in table.items() if target is not None}
 
 
 def resolve_wrapper_calls(
@@ -208,13 +243,14 @@ def resolve_wrapper_calls(
         re_exports.update(scan.re_exports)
         for definition in scan.wrapper_defs:
             defs.setdefault(definition.spec, []).append(definition)
+    by_suffix = _suffix_lookup(re_exports)
     reads: list[EnvRead] = []
     unmatched: dict[str, list[str]] = {}
     for scan in scans:
         for call in scan.wrapper_calls:
             spec = specs.get(call.spec)
             if spec is None:
-                expanded = expand_re_exports(call.qualified, re_exports)
+                expanded = expand_re_exports(call.qualified, re_exports, by_suffix)
                 spec = next((candidate for candidate in wrappers if candidate.matches(expanded)), None)
                 if spec is None:
                     unmatched.setdefault(call.qualified[-1], []).append(f"{call.file}:{call.line}")
