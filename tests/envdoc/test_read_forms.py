@@ -229,3 +229,14 @@ def test_cpp_range_for_over_an_array_of_literal_names_reads_each() -> None:
         "}\n"
     )
     assert [(r.name, r.line) for r in scan_c_text(code, "et.cpp").reads] == [("ET_TOOLCHAIN", 4), ("TOOLCHAIN_ROOT", 4)]
+
+
+def test_objective_c_process_info_environment_lookups() -> None:
+    code = (
+        'NSString * a = [[NSProcessInfo processInfo].environment objectForKey:@"GGML_METAL_PATH_RESOURCES"];\n'
+        'NSString * b = [[NSProcessInfo processInfo] environment][@"APP_TRACE"];\n'
+        'NSString * c = [[[NSProcessInfo processInfo] environment] valueForKey:@"APP_LOG"];\n'
+        '[dict setObject:@"1" forKey:@"GGML_METAL_HAS_BF16"];\n'
+    )
+    reads = scan_c_text(code, "ggml-metal-device.m").reads
+    assert [(r.name, r.line) for r in reads] == [("GGML_METAL_PATH_RESOURCES", 1), ("APP_TRACE", 2), ("APP_LOG", 3)]

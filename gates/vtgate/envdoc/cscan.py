@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from vtgate.envdoc.model import Expr, FileScan, WrapperSpec
+from vtgate.envdoc.model import EnvRead, Expr, FileScan, WrapperSpec
 from vtgate.envdoc.pyscan import make_reads
 
 C_SUFFIXES = (
@@ -145,12 +145,15 @@ def scan_c_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()) -
     (``vt::env_flag:0`` or ``vt.env_flag:0``; matched on the trailing ``::`` components)."""
     result = FileScan(file=relpath, parsed=True)
     wrapper_names = {spec.dotted[-1] for spec in wrappers}
-    if "getenv" not in text and not any(name in text for name in wrapper_names):
+    objc = "NSProcessInfo" in text
+    if "getenv" not in text and not objc and not any(name in text for name in wrapper_names):
         result.parsed = False
         return result
     tokens = tokenize_c(text)
     constants = string_constants(tokens)
     loops = loop_names(tokens)
+    if objc:
+        result.reads.extend(_objc_reads(tokens, constants, relpath))
     for index, (kind, value, line) in enumerate(tokens):
         if kind != IDENT or (value not in GETENV_NAMES and value not in wrapper_names):
             continue
@@ -184,6 +187,38 @@ def scan_c_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()) -
             continue
         _wrapper_read(result, spec, args, constants, loops, relpath, line)
     return result
+
+
+_OBJC_LOOKUPS = {"objectForKey", "valueForKey"}
+
+
+def _objc_reads(tokens: list[tuple[str, str, int]], constants: dict[str, str], relpath: str) -> list[EnvRead]:
+    """Objective-C: ``[[NSProcessInfo processInfo] environment][@"X"]`` and
+    ``[... environment] objectForKey:@"X"]`` (also ``.environment``, ``valueForKey:``)."""
+    reads: list[EnvRead] = []
+    count = len(tokens)
+    for index, (kind, value, line) in enumerate(tokens):
+        if kind != IDENT or value != "environment":
+            continue
+        if not any(t[1] in ("processInfo", "NSProcessInfo") for t in tokens[max(0, index - 6) : index]):
+            continue
+        cursor = index + 1
+        if cursor < count and tokens[cursor][1] == "]":
+            cursor += 1
+        if cursor + 1 < count and tokens[cursor][1] == "[":
+            cursor += 1
+        elif cursor + 1 < count and tokens[cursor][1] in _OBJC_LOOKUPS and tokens[cursor + 1][1] == ":":
+            cursor += 2
+        else:
+            continue
+        if cursor < count and tokens[cursor][1] == "@":
+            cursor += 1
+        end = cursor
+        while end < count and tokens[end][1] not in ("]", ";"):
+            end += 1
+        name = _name_of(tokens[cursor:end], constants)
+        reads.extend(make_reads(name, None, relpath, line, "NSProcessInfo environment (Objective-C)"))
+    return reads
 
 
 def _wrapper_read(
