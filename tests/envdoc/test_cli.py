@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -216,3 +217,39 @@ def test_at_80_columns_every_name_and_location_is_printed_whole(project) -> None
         assert f"{long_dir}/configuration_of_the_engine.py:{line_number}" in done.stderr
     assert "VT_DOCUMENTED_BUT_GONE_WITH_A_LONG_NAME_AS_WELL_XXXXXXXXXXXXXXXX" in done.stderr
     assert "…" not in done.stderr
+
+
+def _run_in_a_terminal(cwd: Path, columns: int) -> str:
+    """Run `vtgate envdoc` with stderr on a pseudo-terminal of the given width; return what it showed."""
+    import os
+    import pty
+
+    leader, follower = pty.openpty()
+    env = {"NO_COLOR": "1", "PATH": "/usr/bin:/bin", "COLUMNS": str(columns), "TERM": "xterm"}
+    process = subprocess.Popen([VTGATE, "envdoc"], cwd=cwd, stdin=follower, stdout=follower, stderr=follower, env=env)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            data = os.read(leader, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    process.wait(timeout=120)
+    os.close(leader)
+    text = b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)  # styles (bold) stay on with NO_COLOR
+
+
+def test_in_a_terminal_a_table_when_wide_and_blocks_when_narrow_names_always_whole(project) -> None:
+    name = "VT_A_RATHER_LONG_KNOB_NAME_FOR_THE_TERMINAL_TEST"
+    project.write("engine/knobs.py", f'import os\nA = os.environ.get("{name}")\nB = os.environ.get("VT_B")\n')
+    project.doc(("VT_B", "(unset)"))
+    wide = _run_in_a_terminal(project.root, 160)
+    assert "finding" in wide and "what to do" in wide  # the table's header
+    assert name in wide and "engine/knobs.py:2" in wide
+    narrow = _run_in_a_terminal(project.root, 60)
+    assert "what to do" not in narrow
+    assert f"undocumented {name} at engine/knobs.py:2" in narrow
