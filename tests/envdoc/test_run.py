@@ -303,3 +303,28 @@ def test_json_report_has_the_design_shape(project) -> None:
     for key in ("undocumented", "stale", "default_mismatch", "dynamic", "incomplete"):
         assert isinstance(data[key], list)
     assert data["undocumented"] == [{"name": "VT_NEW", "file": "engine/knobs.py", "line": 6}]
+
+
+def test_config_takes_lists_of_prefixes_and_docs_and_a_registry(project) -> None:
+    project.write(
+        "pyproject.toml",
+        '[tool.vtgate.envdoc]\nprefix = ["APP_", "LIB_"]\ndoc = ["docs/app.md", "docs/lib"]\n'
+        'doc_registry = "pkg/envs.py:KNOBS"\n',
+    )
+    project.write("pkg/envs.py", 'import os\nKNOBS = {"PKG_X": lambda: os.getenv("PKG_X", "1")}\n')
+    project.write("app/a.py", 'import os\nA = os.environ.get("APP_A")\nB = os.environ.get("LIB_B")\nC = os.environ.get("OTHER")\n')
+    project.write("docs/app.md", "| Variable | Default |\n|---|---|\n| APP_A | - |\n")
+    project.write("docs/lib/knobs.md", "### LIB_B\n\nNo default.\n")
+    config = EnvdocConfig.load(project.root)
+    assert (config.prefixes, config.docs, config.doc_registry) == (
+        ("APP_", "LIB_"), ("docs/app.md", "docs/lib"), ("pkg/envs.py:KNOBS",)
+    )
+    report = project.run()
+    assert report.ok, report.findings
+    assert sorted(read.name for read in report.reads) == ["APP_A", "LIB_B", "PKG_X"]
+
+
+def test_a_bad_registry_spec_in_config_is_an_error(project) -> None:
+    project.write("pyproject.toml", '[tool.vtgate.envdoc]\ndoc_registry = "pkg/envs:KNOBS"\n')
+    with pytest.raises(EnvdocError, match=r"doc_registry 'pkg/envs:KNOBS' must be FILE\.py:DICT_NAME"):
+        EnvdocConfig.load(project.root)
