@@ -152,9 +152,37 @@ def test_cpp_member_calls_are_not_free_wrappers_without_the_leading_dot() -> Non
     assert "LLAMA_ARG_THREADS" not in names
 
 
-def test_a_constant_defined_twice_is_not_a_constant() -> None:
+def test_a_constant_defined_in_ifdef_branches_reads_each_value() -> None:
     code = '#ifdef _WIN32\n#define HOME_ENV "USERPROFILE"\n#else\n#define HOME_ENV "HOME"\n#endif\nconst char *h = getenv(HOME_ENV);\n'
-    assert [(r.name, r.prefix) for r in scan_c_text(code, "fs.c").reads] == [(None, "")]
+    assert [(r.name, r.line) for r in scan_c_text(code, "fs.c").reads] == [("USERPROFILE", 6), ("HOME", 6)]
+
+
+def test_cpp_range_for_over_an_array_of_structs_reads_each_first_field() -> None:
+    code = (
+        "#define HOME_DIR \"HOME\"\n"
+        "fs::path hub_cache() {\n"
+        "    struct { const char * var; fs::path path; } entries[] = {\n"
+        '        {"HF_HUB_CACHE", fs::path()},\n'
+        '        {"HF_HOME", fs::path("hub")},\n'
+        '        {HOME_DIR, fs::path(".cache") / "huggingface"}\n'
+        "    };\n"
+        "    for (const auto & entry : entries) {\n"
+        "        if (auto * p = std::getenv(entry.var); p && *p) { return p; }\n"
+        "    }\n"
+        "}\n"
+    )
+    assert [(r.name, r.line) for r in scan_c_text(code, "hf-cache.cpp").reads] == [
+        ("HF_HUB_CACHE", 9), ("HF_HOME", 9), ("HOME", 9)
+    ]
+
+
+def test_a_name_defined_in_a_header_is_resolved_across_files(project) -> None:
+    project.write("common/arg.h", '#pragma once\n#define ARG_PRESET_TIMEOUT "__PRESET_TIMEOUT"\n')
+    project.write("common/arg.cpp", '#include "arg.h"\nvoid f() { opt.set_env(ARG_PRESET_TIMEOUT); getenv(UNDEFINED_HERE); }\n')
+    project.doc(("__PRESET_TIMEOUT", "(unset)"))
+    report = project.run(prefix="__", wrappers=[".set_env:0:-"])
+    assert report.ok, report.findings
+    assert [(read.name, read.file, read.line) for read in report.reads] == [("__PRESET_TIMEOUT", "common/arg.cpp", 2)]
 
 
 def test_objective_c_sources_are_scanned_like_c(project) -> None:

@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from vtgate.envdoc.config import DEFAULT_DOC, AllowEntry, EnvdocConfig
+from vtgate.envdoc.cscan import C_SUFFIXES, constants_across_files
 from vtgate.envdoc.doctable import DocRow, parse_doc, parse_docs
 from vtgate.envdoc.model import EnvdocError, EnvdocNothingToCheck, EnvRead, WrapperSpec
 from vtgate.envdoc.report import EnvdocReport, Finding, compare
@@ -80,6 +81,7 @@ def run_envdoc(root: Path, config: EnvdocConfig) -> EnvdocReport:
     silenced = {(scan.file, line): reason for scan in scans for line, reason in scan.suppressions.items()}
     suppressed = [read for read in reads if (read.file, read.line) in silenced]
     reads = [read for read in reads if (read.file, read.line) not in silenced]
+    reads = _resolve_refs(reads, files)
     reads.sort(key=lambda read: (read.file, read.line))
     report = compare(scans, reads, docset.rows, config, doc_display)
     report.doc_warnings = list(docset.warnings)
@@ -97,6 +99,30 @@ def run_envdoc(root: Path, config: EnvdocConfig) -> EnvdocReport:
     _explain_stale_literals(report, files)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _resolve_refs(reads: list[EnvRead], files: list[tuple[Path, str]]) -> list[EnvRead]:
+    """C reads whose name is an identifier defined in another file (``getenv(ENV_X)`` with
+    ``#define ENV_X "VT_X"`` in a header): look the ``#define`` up in every C-family source."""
+    refs = {read.ref for read in reads if read.ref and read.name is None}
+    if not refs:
+        return reads
+    texts = []
+    for path, shown in files:
+        if shown.endswith(C_SUFFIXES):
+            try:
+                texts.append(path.read_text(encoding="utf-8", errors="replace"))
+            except OSError:
+                continue
+    values = constants_across_files(texts, refs)
+    resolved: list[EnvRead] = []
+    for read in reads:
+        found = values.get(read.ref) if read.ref and read.name is None else None
+        if not found:
+            resolved.append(read)
+            continue
+        resolved.extend(replace(read, name=value, prefix=value, ref="") for value in found)
+    return resolved
 
 
 def _explain_stale_literals(report: EnvdocReport, files: list[tuple[Path, str]]) -> None:

@@ -64,6 +64,7 @@ class EnvRead:
     default_kind: str = NO_DEFAULT
     default: str | None = None
     suffix: str = ""  # for a computed name: the literal text it is known to end with
+    ref: str = ""  # C: the identifier passed as the name, when this file does not define it
 
     @property
     def is_dynamic(self) -> bool:
