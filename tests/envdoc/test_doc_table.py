@@ -90,6 +90,7 @@ def test_bulleted_definition_list(project) -> None:
         "* **`HF_HOME`**: where the cache lives, default: `~/.cache/huggingface`\n"
         "- `TRANSFORMERS_VERBOSITY`: how chatty the logs are\n"
         "- `--not-an-env-var`: a CLI flag listed nearby\n- plain prose bullet with `code`\n"
+        "- `HF_HUB_OFFLINE=1` means offline (an example of a value, not a second entry)\n"
     )
     docset, entries = _entries(project, text)
     assert entries == [

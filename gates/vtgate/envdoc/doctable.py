@@ -296,7 +296,7 @@ def _parse_markdown(text: str, shown: str, warnings: list[str], tables: list[int
             index = _parse_table(lines, index, shown, rows, warnings)
             continue
         bullet = _BULLET.match(line)
-        if bullet and heading is None:
+        if bullet and heading is None and "=" not in bullet["name"]:  # `X=true` is an example, not an entry
             name = normalise_name(bullet["name"])
             if name and _SHOUTED.match(name.replace("*", "_")) and "_" in name:
                 rest = bullet["rest"]

@@ -31,6 +31,11 @@ TREES = {
         "wrappers": ["get_env_as_lowercase:0", "ggml_cuda_ar_env_u64:0", "ggml_sycl_get_env:0"],
         "doc": None,  # ggml has no env var page
     },
+    "llama.cpp": {
+        "truth": "ggml-org-llama.cpp.txt",
+        "wrappers": [".set_env:0:-", "get_env_as_lowercase:0", "get_sycl_env:0", "get_model_name_from_env_path:0"],
+        "doc": {"doc": "tools/server/README.md", "prefix": "LLAMA_"},
+    },
     "vllm-ascend": {
         "truth": "vllm-project-vllm-ascend.txt",
         "wrappers": [],
@@ -57,7 +62,8 @@ def main(name: str, checkout: Path) -> None:
         )
     if tree["doc"]:
         try:
-            report = run_envdoc(checkout, EnvdocConfig.load(checkout, {**tree["doc"], "wrappers": tree["wrappers"] or None}))
+            overrides = {**tree["doc"], "wrappers": tree["wrappers"] or None}
+            report = run_envdoc(checkout, EnvdocConfig.load(checkout, overrides))
             print(f"doc verdict: {'ok' if report.ok else 'FAILED'}: {report.summary}; doc warnings {len(report.doc_warnings)}")
         except EnvdocError as error:
             print(f"doc verdict: configuration error: {error}")
