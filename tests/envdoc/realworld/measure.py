@@ -36,6 +36,16 @@ TREES = {
         "wrappers": [".set_env:0:-", "get_env_as_lowercase:0", "get_sycl_env:0", "get_model_name_from_env_path:0"],
         "doc": {"doc": "tools/server/README.md", "prefix": "LLAMA_"},
     },
+    "vllm": {
+        "truth": "vllm-project-vllm.txt",
+        "wrappers": [
+            "vllm.envs.env_with_choices:0",
+            "vllm.envs.env_list_with_choices:0",
+            "vllm.envs.env_set_with_choices:0",
+            "vllm.envs.get_env_or_set_default:0",
+        ],
+        "doc": {"doc_registry": "vllm/envs.py:environment_variables", "prefix": "VLLM_"},
+    },
     "vllm-ascend": {
         "truth": "vllm-project-vllm-ascend.txt",
         "wrappers": [],
