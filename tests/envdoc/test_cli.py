@@ -253,3 +253,11 @@ def test_in_a_terminal_a_table_when_wide_and_blocks_when_narrow_names_always_who
     narrow = _run_in_a_terminal(project.root, 60)
     assert "what to do" not in narrow
     assert f"undocumented {name} at engine/knobs.py:2" in narrow
+
+
+def test_paths_that_look_like_markup_are_printed_verbatim(project) -> None:
+    project.write("weird[/bold]dir/[red]knobs.py", 'import os\nA = os.environ.get("VT_NEW")\nB = os.environ.get("VT_B")\n')
+    project.doc(("VT_B", "(unset)"))
+    done = envdoc(project.root)
+    assert done.returncode == 1
+    assert "weird[/bold]dir/[red]knobs.py:2" in done.stderr

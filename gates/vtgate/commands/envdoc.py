@@ -42,7 +42,7 @@ def envdoc(
         None,
         "--doc-registry",
         metavar="FILE.py:DICT",
-        help="A module-level dict whose keys are the documented env vars, e.g. vllm/envs.py:environment_variables (repeatable).",
+        help="A module-level dict whose keys are the documented env vars, e.g. pkg/envs.py:KNOBS (repeatable).",
     ),
     prefix: list[str] = typer.Option(
         None, "--prefix", metavar="P", help="Names that must be documented (repeatable; default VT_; '' = all)."
@@ -62,9 +62,10 @@ def envdoc(
     root: list[Path] = typer.Option(
         None,
         "--root",
+        metavar="DIR",
         help="Project root: its pyproject.toml/vtgate.toml configure the run, the config's paths and the reported paths are relative to it (default: cwd). SRC and --doc are relative to cwd.",
     ),
-    jobs: list[int] = typer.Option(None, "-j", "--jobs", min=1, help="Worker processes (default: by tree size)."),
+    jobs: list[int] = typer.Option(None, "-j", "--jobs", min=1, metavar="N", help="Worker processes (default: by tree size)."),
     json_path: list[str] = typer.Option(
         None, "--json", metavar="PATH", help="Write the JSON report to PATH ('-' = stdout)."
     ),
