@@ -206,3 +206,14 @@ def test_a_registry_that_is_not_there_is_an_error_with_the_spelling(project) -> 
     path = project.write("vllm/envs.py", VLLM_STYLE_REGISTRY)
     with pytest.raises(EnvdocError, match="has no module-level dict named env_vars"):
         parse_docs([], [(path, "vllm/envs.py", "env_vars")])
+
+
+def test_a_table_of_something_else_with_a_name_column_is_not_read_as_env_vars(project) -> None:
+    text = (
+        "| Model name | Size |\n|---|---|\n| Llama 3 | 8B |\n| Qwen | 7B |\n\n"
+        "| name | default |\n|---|---|\n| APP_A | 1 |\n| bad name | 2 |\n"
+    )
+    docset, entries = _entries(project, text)
+    assert entries == [("APP_A", "1", 8)]
+    assert docset.tables == 1
+    assert [warning.split(":")[1] for warning in docset.warnings] == ["9"]

@@ -291,9 +291,17 @@ def _parse_markdown(text: str, shown: str, warnings: list[str], tables: list[int
                 heading_default = found["code"] if found["code"] is not None else found["word"]
         if stripped.startswith("|") and index + 1 < len(lines) and _is_separator(lines[index + 1]):
             close_heading()
-            if _column(split_row(line), _NAME_HEADERS) is not None:
+            table_rows: list[DocRow] = []
+            noted: list[DocRow] = []
+            table_warnings: list[str] = []
+            end = _parse_table(lines, index, shown, table_rows, noted, table_warnings)
+            rows.extend(noted)  # `(env: NAME)` notes count in any table
+            if _is_env_table(split_row(line), [split_row(row) for row in lines[index + 2 : end]]):
                 tables.append(index + 1)
-            index = _parse_table(lines, index, shown, rows, warnings)
+                rows.extend(table_rows)
+                warnings.extend(table_warnings)
+            # else: a table of something else ("Model name | Size"): its rows are not env vars
+            index = end
             continue
         bullet = _BULLET.match(line)
         if bullet and heading is None and "=" not in bullet["name"]:  # `X=true` is an example, not an entry
@@ -314,8 +322,27 @@ def _is_separator(line: str) -> bool:
     return bool(cells) and all(_SEPARATOR_CELL.match(cell.replace(" ", "")) for cell in cells)
 
 
-def _parse_table(lines: list[str], start: int, shown: str, rows: list[DocRow], warnings: list[str]) -> int:
-    """Rows of the table whose header is at ``start``; returns the index after the table."""
+def _is_env_table(header: list[str], body: list[list[str]]) -> bool:
+    """Does this table list env vars? It has a name column and either no rows yet, or at least
+    one row whose name is written the way env vars are (upper case, digits, _, a wildcard)."""
+    name_col = _column(header, _NAME_HEADERS)
+    if name_col is None:
+        return False
+    if not body:
+        return True
+    for cells in body:
+        if name_col < len(cells):
+            name = normalise_name(cells[name_col])
+            if name and _SHOUTED.match(name.replace("*", "_")):
+                return True
+    return False
+
+
+def _parse_table(
+    lines: list[str], start: int, shown: str, rows: list[DocRow], noted: list[DocRow], warnings: list[str]
+) -> int:
+    """Rows of the table whose header is at ``start`` (``(env: NAME)`` notes go to ``noted``);
+    returns the index after the table."""
     header = split_row(lines[start])
     name_col = _column(header, _NAME_HEADERS)
     default_col = _column(header, ("default", "default value"))
@@ -337,7 +364,7 @@ def _parse_table(lines: list[str], start: int, shown: str, rows: list[DocRow], w
                         default = ""
                         if default_found:
                             default = default_found["code"] if default_found["code"] is not None else default_found["word"]
-                        rows.append(DocRow(name, default, "", "", number, shown, compare_default=False))
+                        noted.append(DocRow(name, default, "", "", number, shown, compare_default=False))
             continue
         if name_col is None:
             continue
