@@ -308,7 +308,8 @@ def string_arrays(
         if not elements or cursor >= count or tokens[cursor][1] != "}":
             continue
         declaration = {token[1] for token in tokens[max(0, index - 8) : index]}
-        struct_array = declaration & {"}"} or tokens[index - 1][1] == "}"
+        # `struct { const char * var; ... } entries[] = {...}`: the anonymous struct's `}` precedes the name
+        struct_array = tokens[index - 1][1] == "}"
         if (declaration & _CONSTANT_TYPES and declaration & {"const", "constexpr", "static"}) or struct_array:
             found[value] = None if value in found else tuple(elements)
     return {name: values for name, values in found.items() if values is not None}
