@@ -268,3 +268,29 @@ def test_objective_c_process_info_environment_lookups() -> None:
     )
     reads = scan_c_text(code, "ggml-metal-device.m").reads
     assert [(r.name, r.line) for r in reads] == [("GGML_METAL_PATH_RESOURCES", 1), ("APP_TRACE", 2), ("APP_LOG", 3)]
+
+
+def test_a_loop_over_a_constant_dicts_keys_reads_each(reads_of) -> None:
+    code = '''
+    import os
+
+    _DEPRECATED_ENV_VARS: dict[str, str] = {
+        "VT_OLD_READ_MODE": "read_mode",
+        "VT_OLD_NUM_WORKERS": "num_workers",
+    }
+
+    def warn_deprecated():
+        for env_var, new_key in _DEPRECATED_ENV_VARS.items():
+            if env_var in os.environ:
+                print(env_var, new_key)
+        for key in _DEPRECATED_ENV_VARS:
+            os.environ.get(key)
+        for other in {"VT_A": 1}.keys():
+            os.environ.get(other)
+    '''
+    reads = reads_of(code)
+    assert [(r.name, r.line) for r in reads] == [
+        ("VT_OLD_READ_MODE", 11), ("VT_OLD_NUM_WORKERS", 11),
+        ("VT_OLD_READ_MODE", 14), ("VT_OLD_NUM_WORKERS", 14),
+        ("VT_A", 16),
+    ]

@@ -218,9 +218,20 @@ def collect_bindings(body: Iterable[ast.AST]) -> tuple[dict[str, list[ast.expr |
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and isinstance(
             node.target, ast.Name
         ):
-            if isinstance(node.iter, (ast.Tuple, ast.List, ast.Set, ast.Name)):
+            if isinstance(node.iter, (ast.Tuple, ast.List, ast.Set, ast.Name, ast.Dict)) or _dict_view(node.iter):
                 assigned.setdefault(node.target.id, []).append(LoopValues(node.iter))
                 simple_targets.add(id(node.target))
+        elif (
+            isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension))
+            and isinstance(node.target, ast.Tuple)
+            and node.target.elts
+            and isinstance(node.target.elts[0], ast.Name)
+            and _dict_view(node.iter) == "items"
+        ):  # `for name, meaning in NAMES.items()`: name is one of the dict's keys
+            first = node.target.elts[0]
+            assigned.setdefault(first.id, []).append(LoopValues(node.iter))
+            simple_targets.add(id(first))
+            stack.extend(node.target.elts[1:])
         elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             if id(node) not in simple_targets:
                 bound.add(node.id)
@@ -631,11 +642,11 @@ class _Scanner:
         if isinstance(node, ast.Name):
             return self._resolve_name(node, depth)
         if isinstance(node, LoopValues):
-            collection = self._literal_collection(node.iter)
-            if collection is None:
+            elements = self._loop_elements(node.iter)
+            if elements is None:
                 return Expr(static=None, source=_source(node.iter))
             values: list[str] = []
-            for element in collection.elts:
+            for element in elements:
                 options = _options(self.resolve(element, depth + 1))
                 if options is None:
                     return Expr(static=None, source=_source(node.iter))
@@ -695,9 +706,25 @@ class _Scanner:
             return Expr(static=None, source=_source(node))
         return Expr(static=None, source=_source(node))
 
-    def _literal_collection(self, node: ast.expr) -> ast.Tuple | ast.List | ast.Set | None:
+    def _loop_elements(self, node: ast.expr) -> list[ast.expr] | None:
+        """What ``for x in node`` binds x to, when static: a literal tuple/list/set's elements, a
+        dict's keys (``D``, ``D.keys()``, and the first of ``D.items()``), through constant names."""
+        view = _dict_view(node)
+        if view:
+            assert isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            node = node.func.value
+        if isinstance(node, ast.Dict):
+            return [key for key in node.keys if key is not None] if None not in node.keys else None
+        collection = self._literal_collection(node)
+        if isinstance(collection, ast.Dict):
+            return self._loop_elements(collection)
+        if collection is None or view:
+            return None
+        return list(collection.elts)
+
+    def _literal_collection(self, node: ast.expr) -> ast.Tuple | ast.List | ast.Set | ast.Dict | None:
         """``node`` itself when a literal tuple/list/set, or the one such value a constant name holds
-        (a tuple; a list or set only if nothing in the scope could have changed it)."""
+        (a tuple, or a dict for its keys; a name holding a list or set is not followed)."""
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
             return node
         if not isinstance(node, ast.Name):
@@ -706,11 +733,11 @@ class _Scanner:
             if node.id in scope.assigned or node.id in scope.bound:
                 values = scope.assigned.get(node.id, [])
                 value = values[0] if len(values) == 1 and node.id not in scope.bound else None
-                return value if isinstance(value, ast.Tuple) else None
+                return value if isinstance(value, (ast.Tuple, ast.Dict)) else None
         self._module_bindings()
         values = self.module_assigned.get(node.id, [])
         value = values[0] if len(values) == 1 and node.id not in self.module_bound else None
-        return value if isinstance(value, ast.Tuple) else None
+        return value if isinstance(value, (ast.Tuple, ast.Dict)) else None
 
     def _resolve_name(self, node: ast.Name, depth: int) -> Expr:
         for scope in reversed(self.scopes):
@@ -781,6 +808,19 @@ def _format_parts(template: str) -> list[str | None] | None:
         else:
             parts.append(piece)
     return parts
+
+
+def _dict_view(node: ast.expr) -> str:
+    """"items" or "keys" for ``X.items()`` / ``X.keys()`` (no arguments), else ""."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("items", "keys")
+        and not node.args
+        and not node.keywords
+    ):
+        return node.func.attr
+    return ""
 
 
 def _options(expr: Expr) -> list[str] | None:
