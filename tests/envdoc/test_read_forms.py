@@ -199,13 +199,14 @@ def test_dotted_wrapper_resolves_through_a_package_re_export(project) -> None:
     project.write("pkg/__init__.py", "from .utils.env import flag\n")
     project.write("app/main.py", 'import pkg\nfrom pkg import flag\nA = pkg.flag("VT_A")\nB = flag("VT_B", "1")\n')
     project.write("app/other.py", 'from otherlib import flag\nC = flag("VT_NOT_OURS")\n')
+    project.write("app/local.py", 'def flag(name):\n    return name\n\nD = flag("not an env var")\n')
     project.doc(("VT_A", "0"), ("VT_B", "1"))
     report = project.run(wrappers=["pkg.utils.env.flag:0"])
     assert report.ok, report.findings
     assert [(r.name, r.file, r.line) for r in report.reads] == [("VT_A", "app/main.py", 3), ("VT_B", "app/main.py", 4)]
     assert report.notes == [
-        "wrapper pkg.utils.env.flag:0: 1 call(s) of a function named flag resolve to another module and were "
-        "not read (first: app/other.py:2); if they are this wrapper, give the bare name (flag:0)"
+        "wrapper pkg.utils.env.flag:0: 2 other call(s) of a function named flag do not resolve to it and were "
+        "not read (first: app/local.py:4); the bare name (flag:0) would read them"
     ]
 
 

@@ -173,3 +173,4 @@ class FileScan:
     re_exports: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)  # pkg.flag -> pkg.utils.env.flag
     suppressions: dict[int, str] = field(default_factory=dict)  # line -> reason of `vtgate: envdoc-ignore[...]`
     bad_suppressions: list[int] = field(default_factory=list)  # lines with a suppression that gives no reason
+    other_calls: list[tuple[str, int]] = field(default_factory=list)  # (name, line): same-named calls no spec matched

@@ -520,9 +520,12 @@ class _Scanner:
                 if spec.matches(qualified) or (spec.member and member and qualified[-1] == spec.dotted[-1]):
                     self._wrapper_call(spec, node, qualified, member)
                     return
-            if qualified[-1] in self.wrapper_names and self._imported_base(func):
-                # maybe a re-export (pkg.flag for pkg.utils.env.flag): decided once every file is scanned
-                self._wrapper_call(None, node, qualified, member)
+            if qualified[-1] in self.wrapper_names:
+                if self._imported_base(func):
+                    # maybe a re-export (pkg.flag for pkg.utils.env.flag): decided once every file is scanned
+                    self._wrapper_call(None, node, qualified, member)
+                elif not self.in_wrapper_body:
+                    self.result.other_calls.append((qualified[-1], node.lineno))  # counted for the note
 
     def _read_call(self, node: ast.Call, form: str, key_kw: str, default_kw: str) -> None:
         if self.in_wrapper_body:

@@ -257,16 +257,24 @@ def resolve_wrapper_calls(
                     continue
                 call = replace(call, spec=spec.text, form=f"wrapper {spec.text}")
             reads.extend(_resolve_call(call, spec, defs.get(call.spec, [])))
+    for scan in scans:
+        for name, line in scan.other_calls:
+            unmatched.setdefault(name, []).append(f"{scan.file}:{line}")
     if notes is not None:
         for spec in wrappers:
             missed = unmatched.get(spec.dotted[-1], []) if len(spec.dotted) > 1 else []
             if missed:
                 notes.append(
-                    f"wrapper {spec.text}: {len(missed)} call(s) of a function named {spec.dotted[-1]} resolve to "
-                    f"another module and were not read (first: {missed[0]}); if they are this wrapper, "
-                    f"give the bare name ({spec.dotted[-1]}:{spec.position})"
+                    f"wrapper {spec.text}: {len(missed)} other call(s) of a function named {spec.dotted[-1]} do not "
+                    f"resolve to it and were not read (first: {min(missed, key=_location_key)}); the bare name "
+                    f"({spec.dotted[-1]}:{spec.position}) would read them"
                 )
     return reads
+
+
+def _location_key(where: str) -> tuple[str, int]:
+    file, _, line = where.rpartition(":")
+    return file, int(line) if line.isdigit() else 0
 
 
 def _param(definitions: Sequence[WrapperDef], position: int) -> list[str]:
