@@ -45,7 +45,7 @@ def test_documented_row_that_nothing_reads_is_stale_with_its_doc_line(project) -
     assert [(f.kind, f.name, f.file, f.line) for f in report.findings] == [
         ("stale", "VT_GONE", "docs/ENVIRONMENT.md", 6)
     ]
-    assert report.to_json()["stale"] == [{"name": "VT_GONE", "doc_line": 6}]
+    assert report.to_json()["stale"] == [{"name": "VT_GONE", "doc": "docs/ENVIRONMENT.md", "doc_line": 6}]
 
 
 def test_literal_default_that_differs_from_the_doc_is_a_mismatch(project) -> None:
@@ -102,7 +102,8 @@ def test_static_name_inside_a_documented_family_is_documented(project) -> None:
 
 def test_fully_computed_name_is_noted_but_not_a_finding_under_a_prefix(project) -> None:
     project.write("tool/env.py", "import os\n\ndef restore(name):\n    return os.environ.get(name)\n")
-    project.doc()
+    project.write("tool/knob.py", 'import os\nA = os.environ.get("VT_A")\n')
+    project.doc(("VT_A", "(unset)"))
     report = project.run()
     assert report.ok
     assert report.dynamic_unscoped == [{"file": "tool/env.py", "line": 4, "form": "os.environ.get"}]
@@ -144,8 +145,8 @@ def test_allowlist_family_covers_static_and_dynamic_reads(project) -> None:
 
 
 def test_allowlist_entry_that_matches_nothing_is_a_finding(project) -> None:
-    project.write("cli.py", "import os\n")
-    project.doc()
+    project.write("cli.py", 'import os\nA = os.environ.get("VT_A")\n')
+    project.doc(("VT_A", "(unset)"))
     report = project.run(allowlist=[{"name": "VT_NOTHING", "reason": "left over"}])
     assert [(f.kind, f.name) for f in report.findings] == [("allowlist", "VT_NOTHING")]
     assert "matches no read" in report.findings[0].message
@@ -176,7 +177,8 @@ def test_virtualenvs_hidden_and_build_folders_are_not_scanned(project) -> None:
     project.write(".tox/lib/x.py", read)
     project.write("build/lib/x.py", read)
     project.write("pkg/__pycache__/x.py", read)
-    project.doc()
+    project.write("pkg/real.py", 'import os\nA = os.environ.get("VT_A")\n')
+    project.doc(("VT_A", "(unset)"))
     assert project.run().ok
 
 
@@ -301,3 +303,28 @@ def test_json_report_has_the_design_shape(project) -> None:
     for key in ("undocumented", "stale", "default_mismatch", "dynamic", "incomplete"):
         assert isinstance(data[key], list)
     assert data["undocumented"] == [{"name": "VT_NEW", "file": "engine/knobs.py", "line": 6}]
+
+
+def test_config_takes_lists_of_prefixes_and_docs_and_a_registry(project) -> None:
+    project.write(
+        "pyproject.toml",
+        '[tool.vtgate.envdoc]\nprefix = ["APP_", "LIB_"]\ndoc = ["docs/app.md", "docs/lib"]\n'
+        'doc_registry = "pkg/envs.py:KNOBS"\n',
+    )
+    project.write("pkg/envs.py", 'import os\nKNOBS = {"PKG_X": lambda: os.getenv("PKG_X", "1")}\n')
+    project.write("app/a.py", 'import os\nA = os.environ.get("APP_A")\nB = os.environ.get("LIB_B")\nC = os.environ.get("OTHER")\n')
+    project.write("docs/app.md", "| Variable | Default |\n|---|---|\n| APP_A | - |\n")
+    project.write("docs/lib/knobs.md", "### LIB_B\n\nNo default.\n")
+    config = EnvdocConfig.load(project.root)
+    assert (config.prefixes, config.docs, config.doc_registry) == (
+        ("APP_", "LIB_"), ("docs/app.md", "docs/lib"), ("pkg/envs.py:KNOBS",)
+    )
+    report = project.run()
+    assert report.ok, report.findings
+    assert sorted(read.name for read in report.reads) == ["APP_A", "LIB_B", "PKG_X"]
+
+
+def test_a_bad_registry_spec_in_config_is_an_error(project) -> None:
+    project.write("pyproject.toml", '[tool.vtgate.envdoc]\ndoc_registry = "pkg/envs:KNOBS"\n')
+    with pytest.raises(EnvdocError, match=r"doc_registry 'pkg/envs:KNOBS' must be FILE\.py:DICT_NAME"):
+        EnvdocConfig.load(project.root)

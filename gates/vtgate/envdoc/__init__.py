@@ -10,12 +10,15 @@ The `vtgate envdoc` command and the `envdoc` gate kind are thin wrappers over ``
 
 from __future__ import annotations
 
+import re
 import time
+from dataclasses import replace
 from pathlib import Path
 
-from vtgate.envdoc.config import AllowEntry, EnvdocConfig
-from vtgate.envdoc.doctable import DocRow, parse_doc
-from vtgate.envdoc.model import EnvdocError, EnvRead, WrapperSpec
+from vtgate.envdoc.config import DEFAULT_DOC, AllowEntry, EnvdocConfig
+from vtgate.envdoc.cscan import C_SUFFIXES, constants_across_files
+from vtgate.envdoc.doctable import DocRow, parse_doc, parse_docs
+from vtgate.envdoc.model import EnvdocError, EnvdocNothingToCheck, EnvRead, WrapperSpec
 from vtgate.envdoc.report import EnvdocReport, Finding, compare
 from vtgate.envdoc.scan import discover, display_path, resolve_wrapper_calls, scan_all
 
@@ -25,28 +28,146 @@ __all__ = [
     "EnvRead",
     "EnvdocConfig",
     "EnvdocError",
+    "EnvdocNothingToCheck",
     "EnvdocReport",
     "Finding",
     "WrapperSpec",
+    "parse_doc",
     "run_envdoc",
 ]
 
 
-def run_envdoc(root: Path, config: EnvdocConfig) -> EnvdocReport:
-    """Scan ``config.sources`` under ``root`` and check them against ``root / config.doc``.
+def _under(root: Path, path: str) -> Path:
+    return Path(path) if Path(path).is_absolute() else root / path
 
-    Raises EnvdocError (a configuration problem: missing doc, malformed or duplicate row, missing
-    source folder) before scanning anything; everything else is a Finding in the report."""
+
+def run_envdoc(root: Path, config: EnvdocConfig) -> EnvdocReport:
+    """Scan ``config.sources`` under ``root`` and check them against the doc pages and registries.
+
+    Raises EnvdocError (a configuration problem: missing or empty doc, bad registry, missing source
+    folder, a suppression without a reason) and EnvdocNothingToCheck (no source file matched, or no
+    read is in scope) instead of giving a verdict; everything else is a Finding in the report."""
     started = time.perf_counter()
     root = Path(root)
-    doc_path = Path(config.doc) if Path(config.doc).is_absolute() else root / config.doc
-    doc_display = display_path(doc_path, root)
-    rows = parse_doc(doc_path, doc_display)
+    pages = config.docs
+    if config.doc_registry and pages == (DEFAULT_DOC,) and not _under(root, DEFAULT_DOC).exists():
+        pages = ()  # a registry alone is the doc; the default page is only looked for when it exists
+    docs = [(path, display_path(path, root)) for path in (_under(root, doc) for doc in pages)]
+    registries = []
+    for spec in config.doc_registry:
+        file_part, _, dict_name = spec.rpartition(":")
+        path = _under(root, file_part)
+        registries.append((path, display_path(path, root), dict_name))
+    docset = parse_docs(docs, registries)
+    doc_display = ", ".join(docset.files)
     files = discover(root, config.sources, config.include, config.exclude)
+    if not files:
+        raise EnvdocNothingToCheck(
+            f"no Python or C-family source file matched (sources {', '.join(config.sources)}"
+            + (f", include {', '.join(config.include)}" if config.include else "")
+            + (f", exclude {', '.join(config.exclude)}" if config.exclude else "")
+            + "): check SRC, --include and --exclude; nothing was checked"
+        )
     scans = scan_all(files, config.wrappers, config.jobs)
+    bad = [f"{scan.file}:{line}" for scan in scans for line in scan.bad_suppressions]
+    if bad:
+        raise EnvdocError(
+            f"suppression without a reason at {', '.join(bad)}: write `vtgate: envdoc-ignore[why this read "
+            f"needs no doc row]`"
+        )
+    notes: list[str] = []
     reads = [read for scan in scans for read in scan.reads]
-    reads.extend(resolve_wrapper_calls(scans, config.wrappers))
+    reads.extend(resolve_wrapper_calls(scans, config.wrappers, notes))
+    silenced = {(scan.file, line): reason for scan in scans for line, reason in scan.suppressions.items()}
+    suppressed = [read for read in reads if (read.file, read.line) in silenced]
+    reads = [read for read in reads if (read.file, read.line) not in silenced]
+    reads = _resolve_refs(reads, files)
     reads.sort(key=lambda read: (read.file, read.line))
-    report = compare(scans, reads, rows, config, doc_display)
+    report = compare(scans, reads, docset.rows, config, doc_display)
+    report.doc_warnings = list(docset.warnings)
+    report.notes = notes
+    report.suppressed = [
+        {"name": read.name or f"{read.prefix}*", "file": read.file, "line": read.line, "reason": silenced[(read.file, read.line)]}
+        for read in suppressed
+    ]
+    if not report.reads and not report.incomplete:
+        raise EnvdocNothingToCheck(
+            f"{len(files)} source file(s) scanned but no read is in scope (prefix {config.prefix or '(all)'!r}, "
+            f"{len(docset.rows)} documented name(s) read nowhere): check --prefix, SRC and --wrapper; "
+            f"nothing was checked"
+        )
+    _explain_stale_literals(report, files)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _resolve_refs(reads: list[EnvRead], files: list[tuple[Path, str]]) -> list[EnvRead]:
+    """C reads whose name is an identifier defined in another file (``getenv(ENV_X)`` with
+    ``#define ENV_X "VT_X"`` in a header): look the ``#define`` up in every C-family source."""
+    refs = {read.ref for read in reads if read.ref and read.name is None}
+    if not refs:
+        return reads
+    texts = []
+    for path, shown in files:
+        if shown.endswith(C_SUFFIXES):
+            try:
+                texts.append(path.read_text(encoding="utf-8", errors="replace"))
+            except OSError:
+                continue
+    values = constants_across_files(texts, refs)
+    resolved: list[EnvRead] = []
+    for read in reads:
+        found = values.get(read.ref) if read.ref and read.name is None else None
+        if not found:
+            resolved.append(read)
+            continue
+        resolved.extend(replace(read, name=value, prefix=value, ref="") for value in found)
+    return resolved
+
+
+def _explain_stale_literals(report: EnvdocReport, files: list[tuple[Path, str]]) -> None:
+    """A stale row whose name still appears as a string literal in a scanned source is not "delete
+    the row": the name is used somewhere, in a form the scanner did not recognise as a read."""
+    stale = {finding.name: finding for finding in report.findings if finding.kind == "stale"}
+    exact = [name for name in stale if "*" not in name]
+    if not exact:
+        return
+    alternatives = "|".join(re.escape(name) for name in exact)
+    pattern = re.compile("[\"'](" + alternatives + ")[\"']")
+    seen: dict[str, str] = {}
+    for path, shown in files:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for match in pattern.finditer(text):
+            name = match.group(1)
+            if name not in seen:
+                seen[name] = f"{shown}:{text.count(chr(10), 0, match.start()) + 1}"
+        if len(seen) == len(exact):
+            break
+    if not seen:
+        return
+    updated = []
+    for finding in report.findings:
+        where = seen.get(finding.name) if finding.kind == "stale" else None
+        if where is None:
+            updated.append(finding)
+            continue
+        updated.append(
+            replace(
+                finding,
+                message=f"{finding.name} is documented here and appears as a string literal at {where}, but not in a "
+                f"read form envdoc recognises: if a helper or registry reads it there, name that helper with --wrapper "
+                f"(see docs/envdoc.md, Wrappers); remove the row only if that use is not a read",
+                hint=f"read form not recognised; named at {where}",
+            )
+            if "incomplete" not in finding.message
+            else replace(
+                finding,
+                message=f"{finding.name} is documented here and appears as a string literal at {where}; NOTE the run is "
+                f"incomplete: a skipped file may read it",
+                hint=f"named at {where}; a skipped file may read it",
+            )
+        )
+    report.findings[:] = updated

@@ -18,15 +18,17 @@ else:  # pragma: no cover - Python 3.10
 
 DEFAULT_DOC = "docs/ENVIRONMENT.md"
 DEFAULT_PREFIX = "VT_"
-KEYS = ("sources", "doc", "prefix", "include", "exclude", "wrappers", "allowlist")
+KEYS = ("sources", "doc", "doc_registry", "prefix", "include", "exclude", "wrappers", "allowlist")
 
 
 @dataclass(frozen=True)
 class AllowEntry:
-    """An env var (``X``) or family (``X_*``) the code may read without a doc row, and why."""
+    """An env var (``X``) or family (``X_*``) the code may read without a doc row, and why;
+    ``paths`` (globs) limits it to reads in those files."""
 
     name: str
     reason: str
+    paths: tuple[str, ...] = ()
 
     @property
     def is_pattern(self) -> bool:
@@ -39,20 +41,38 @@ class AllowEntry:
         """A dynamic read with this literal prefix is covered only by a family its prefix implies."""
         return self.is_pattern and prefix.startswith(self.name[:-1])
 
+    def applies_to(self, file: str) -> bool:
+        from vtgate.envdoc.scan import path_matches
+
+        return not self.paths or path_matches(file, self.paths)
+
 
 @dataclass(frozen=True)
 class EnvdocConfig:
     """Where to look and what to check. ``source`` says where the settings came from, for messages."""
 
     sources: tuple[str, ...] = (".",)
-    doc: str = DEFAULT_DOC
-    prefix: str = DEFAULT_PREFIX
+    docs: tuple[str, ...] = (DEFAULT_DOC,)  # pages or folders of pages
+    doc_registry: tuple[str, ...] = ()  # "FILE.py:DICT_NAME": the dict's keys are documented names
+    prefixes: tuple[str, ...] = (DEFAULT_PREFIX,)  # names that must be documented; "" = all
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     wrappers: tuple[WrapperSpec, ...] = ()
     allowlist: tuple[AllowEntry, ...] = ()
     source: str = "defaults"
     jobs: int | None = field(default=None, compare=False)  # worker processes; None: decide by size
+
+    @property
+    def doc(self) -> str:
+        return self.docs[0] if self.docs else ""
+
+    @property
+    def prefix(self) -> str:
+        """The prefixes as shown in messages and the JSON (``VT_`` or ``A_,B_``)."""
+        return ",".join(self.prefixes)
+
+    def in_scope(self, name: str) -> bool:
+        return any(name.startswith(prefix) for prefix in self.prefixes)
 
     @classmethod
     def load(cls, root: Path, overrides: dict[str, Any] | None = None) -> EnvdocConfig:
@@ -86,9 +106,25 @@ class EnvdocConfig:
             if not values["sources"]:
                 raise EnvdocError(f'{origin}: sources is empty; list at least one folder or file, e.g. ["."]')
         if "doc" in table:
-            values["doc"] = _string(table["doc"], "doc", origin)
+            values["docs"] = _strings(table["doc"], "doc", origin, allow_str=True)
+            if not values["docs"]:
+                raise EnvdocError(f"{origin}: doc is empty; name the env var page, e.g. \"docs/ENVIRONMENT.md\"")
+        if "doc_registry" in table:
+            values["doc_registry"] = _strings(table["doc_registry"], "doc_registry", origin, allow_str=True)
+            for spec in values["doc_registry"]:
+                file_part, _, name = spec.rpartition(":")
+                if not file_part.endswith(".py") or not name.isidentifier():
+                    raise EnvdocError(
+                        f"{origin}: doc_registry {spec!r} must be FILE.py:DICT_NAME, e.g. vllm/envs.py:environment_variables"
+                    )
         if "prefix" in table:
-            values["prefix"] = _string(table["prefix"], "prefix", origin, allow_empty=True)
+            raw = table["prefix"]
+            if isinstance(raw, str):
+                values["prefixes"] = (raw,)
+            elif isinstance(raw, (list, tuple)) and raw and all(isinstance(item, str) for item in raw):
+                values["prefixes"] = tuple(raw)
+            else:
+                raise EnvdocError(f'{origin}: prefix must be a string or a list of strings (["A_", "B_"]), got {raw!r}')
         for key in ("include", "exclude"):
             if key in table:
                 values[key] = _strings(table[key], key, origin, allow_str=True)
@@ -159,11 +195,13 @@ def _allowlist(value: Any, origin: str) -> tuple[AllowEntry, ...]:
     for position, item in enumerate(value, start=1):
         if not isinstance(item, dict):
             raise EnvdocError(f"{origin}: allowlist entry {position} must be a table like {example}")
-        extra = sorted(set(item) - {"name", "reason"})
+        extra = sorted(set(item) - {"name", "reason", "paths"})
         if extra:
             raise EnvdocError(
-                f"{origin}: allowlist entry {position} has unknown key(s) {', '.join(extra)}; use name and reason"
+                f"{origin}: allowlist entry {position} has unknown key(s) {', '.join(extra)}; use name, reason "
+                f"and optionally paths"
             )
+        paths = _strings(item.get("paths", []), f"allowlist entry {position} paths", origin, allow_str=True)
         name = item.get("name")
         if not isinstance(name, str) or not name or "*" in name[:-1]:
             raise EnvdocError(
@@ -175,5 +213,5 @@ def _allowlist(value: Any, origin: str) -> tuple[AllowEntry, ...]:
                 f"{origin}: allowlist entry {position} ({name}) has no reason: say why {name} may go "
                 f"undocumented, e.g. {example}"
             )
-        entries.append(AllowEntry(name=name, reason=reason.strip()))
+        entries.append(AllowEntry(name=name, reason=reason.strip(), paths=paths))
     return tuple(entries)

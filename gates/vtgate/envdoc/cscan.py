@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
-from vtgate.envdoc.model import Expr, FileScan, WrapperSpec
-from vtgate.envdoc.pyscan import make_read
+from vtgate.envdoc.model import EnvRead, Expr, FileScan, WrapperSpec
+from vtgate.envdoc.pyscan import make_reads
 
 C_SUFFIXES = (
     ".c",
@@ -29,6 +30,8 @@ C_SUFFIXES = (
     ".inl",
     ".ipp",
     ".tpp",
+    ".m",
+    ".mm",
 )
 GETENV_NAMES = {"getenv", "secure_getenv"}
 _DECLARATION_WORDS = {"const", "char", "wchar_t", "void", "unsigned", "signed", "struct"}
@@ -143,10 +146,15 @@ def scan_c_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()) -
     (``vt::env_flag:0`` or ``vt.env_flag:0``; matched on the trailing ``::`` components)."""
     result = FileScan(file=relpath, parsed=True)
     wrapper_names = {spec.dotted[-1] for spec in wrappers}
-    if "getenv" not in text and not any(name in text for name in wrapper_names):
+    objc = "NSProcessInfo" in text
+    if "getenv" not in text and not objc and not any(name in text for name in wrapper_names):
         result.parsed = False
         return result
     tokens = tokenize_c(text)
+    constants = string_constants(tokens)
+    loops = loop_names(tokens, constants)
+    if objc:
+        result.reads.extend(_objc_reads(tokens, constants, relpath))
     for index, (kind, value, line) in enumerate(tokens):
         if kind != IDENT or (value not in GETENV_NAMES and value not in wrapper_names):
             continue
@@ -154,7 +162,13 @@ def scan_c_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()) -
             continue
         before = tokens[index - 1] if index else None
         if before and before[0] == PUNCT and before[1] in (".", "->"):
-            continue  # a member function, not the C library's getenv nor a free wrapper
+            # a member call: not the C library's getenv, but maybe a registration wrapper
+            # (`arg.set_env("LLAMA_ARG_THREADS")` for spec `.set_env:0`)
+            spec = next((spec for spec in wrappers if spec.member and spec.dotted[-1] == value), None)
+            if spec is not None:
+                args = _arguments(tokens, index + 1)
+                _wrapper_read(result, spec, args, constants, loops, relpath, line)
+            continue
         qualified = _qualified_name(tokens, index)
         args = _arguments(tokens, index + 1)
         if args and args[0] and args[0][0][0] == IDENT and args[0][0][1] in _DECLARATION_WORDS:
@@ -166,18 +180,234 @@ def scan_c_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()) -
                 form = f"::{value} (C++)"
             else:
                 form = f"{value} (C)"
-            name = _name_of(args[0] if args else [])
-            result.reads.append(make_read(name, None, relpath, line, form))
+            name = _name_of(args[0] if args else [], constants, loops)
+            result.reads.extend(_with_ref(make_reads(name, None, relpath, line, form), name))
             continue
-        spec = next((spec for spec in wrappers if _c_matches(spec, qualified)), None)
+        spec = next((spec for spec in wrappers if not spec.member and _c_matches(spec, qualified)), None)
         if spec is None:
             continue
-        name = _name_of(args[spec.position]) if spec.position < len(args) else Expr(static=None)
-        default = None
-        if spec.default_position is not None and spec.default_position < len(args):
-            default = _literal_of(args[spec.default_position])
-        result.reads.append(make_read(name, default, relpath, line, f"wrapper {spec.text} (C)"))
+        _wrapper_read(result, spec, args, constants, loops, relpath, line)
     return result
+
+
+_OBJC_LOOKUPS = {"objectForKey", "valueForKey"}
+
+
+def _objc_reads(tokens: list[tuple[str, str, int]], constants: dict[str, tuple[str, ...]], relpath: str) -> list[EnvRead]:
+    """Objective-C: ``[[NSProcessInfo processInfo] environment][@"X"]`` and
+    ``[... environment] objectForKey:@"X"]`` (also ``.environment``, ``valueForKey:``)."""
+    reads: list[EnvRead] = []
+    count = len(tokens)
+    for index, (kind, value, line) in enumerate(tokens):
+        if kind != IDENT or value != "environment":
+            continue
+        if not any(t[1] in ("processInfo", "NSProcessInfo") for t in tokens[max(0, index - 6) : index]):
+            continue
+        cursor = index + 1
+        if cursor < count and tokens[cursor][1] == "]":
+            cursor += 1
+        if cursor + 1 < count and tokens[cursor][1] == "[":
+            cursor += 1
+        elif cursor + 1 < count and tokens[cursor][1] in _OBJC_LOOKUPS and tokens[cursor + 1][1] == ":":
+            cursor += 2
+        else:
+            continue
+        if cursor < count and tokens[cursor][1] == "@":
+            cursor += 1
+        end = cursor
+        while end < count and tokens[end][1] not in ("]", ";"):
+            end += 1
+        name = _name_of(tokens[cursor:end], constants)
+        reads.extend(make_reads(name, None, relpath, line, "NSProcessInfo environment (Objective-C)"))
+    return reads
+
+
+def _wrapper_read(
+    result: FileScan,
+    spec: WrapperSpec,
+    args: list[list[tuple[str, str, int]]],
+    constants: dict[str, tuple[str, ...]],
+    loops: dict[str, tuple[str, ...]],
+    relpath: str,
+    line: int,
+) -> None:
+    if spec.position >= len(args):
+        return  # the name argument is left out (an optional parameter): nothing is read
+    name = _name_of(args[spec.position], constants, loops)
+    if args[spec.position]:
+        line = args[spec.position][0][2]
+    default = None
+    if spec.default_position is not None and spec.default_position < len(args):
+        default = _literal_of(args[spec.default_position])
+    result.reads.extend(_with_ref(make_reads(name, default, relpath, line, f"wrapper {spec.text} (C)"), name))
+
+
+def _with_ref(reads: list[EnvRead], name: Expr) -> list[EnvRead]:
+    """Mark a read whose name is an identifier this file does not define, for resolution against
+    the ``#define``s of the other scanned files."""
+    if name.static is None and not name.choices and name.source:
+        return [replace(read, ref=name.source) for read in reads]
+    return reads
+
+
+_CONSTANT_TYPES = {"char", "string_view", "string", "NSString"}
+
+
+def string_arrays(
+    tokens: list[tuple[str, str, int]], constants: dict[str, tuple[str, ...]]
+) -> dict[str, tuple[str, ...]]:
+    """``const char * const NAMES[] = { "A", "B" };`` (or a ``std::array``/``std::vector`` of
+    literals, or an array of structs whose first field is the name, ``{{"HF_HOME", p}, ...}``):
+    NAME -> its literal elements. A name bound twice is dropped."""
+    found: dict[str, tuple[str, ...] | None] = {}
+    count = len(tokens)
+    for index, (kind, value, _) in enumerate(tokens):
+        if kind != IDENT or index + 3 >= count:
+            continue
+        cursor = index + 1
+        if tokens[cursor][1] == "[":
+            while cursor < count and tokens[cursor][1] != "]":
+                cursor += 1
+            cursor += 1
+        if cursor + 1 >= count or tokens[cursor][1] not in ("=", "{"):
+            continue
+        cursor += 1 if tokens[cursor][1] == "{" else 2
+        if tokens[cursor - 1][1] != "{":
+            continue
+        elements: list[str] = []
+        while cursor < count:
+            kind_here, text_here = tokens[cursor][0], tokens[cursor][1]
+            if kind_here == STRING:
+                elements.append(text_here)
+                cursor += 1
+            elif kind_here == IDENT and text_here in constants:
+                elements.extend(constants[text_here])
+                cursor += 1
+            elif text_here == "{":  # a struct element: its first field is the name, `{"HF_HOME", path}`
+                first = tokens[cursor + 1] if cursor + 1 < count else ("", "", 0)
+                if first[0] == STRING:
+                    elements.append(first[1])
+                elif first[0] == IDENT and first[1] in constants:
+                    elements.extend(constants[first[1]])
+                else:
+                    break
+                depth = 0
+                while cursor < count:
+                    if tokens[cursor][1] == "{":
+                        depth += 1
+                    elif tokens[cursor][1] == "}":
+                        depth -= 1
+                        if depth == 0:
+                            break
+                    cursor += 1
+                cursor += 1
+            else:
+                break
+            if cursor < count and tokens[cursor][1] == ",":
+                cursor += 1
+        if not elements or cursor >= count or tokens[cursor][1] != "}":
+            continue
+        declaration = {token[1] for token in tokens[max(0, index - 8) : index]}
+        # `struct { const char * var; ... } entries[] = {...}`: the anonymous struct's `}` precedes the name
+        struct_array = tokens[index - 1][1] == "}"
+        if (declaration & _CONSTANT_TYPES and declaration & {"const", "constexpr", "static"}) or struct_array:
+            found[value] = None if value in found else tuple(elements)
+    return {name: values for name, values in found.items() if values is not None}
+
+
+def loop_names(
+    tokens: list[tuple[str, str, int]], constants: dict[str, tuple[str, ...]]
+) -> dict[str, tuple[str, ...]]:
+    """``for (const char * var : NAMES)`` over an array of literals binds ``var`` to its elements
+    (a name bound by two such loops over different arrays is dropped)."""
+    arrays = string_arrays(tokens, constants)
+    if not arrays:
+        return {}
+    found: dict[str, tuple[str, ...] | None] = {}
+    count = len(tokens)
+    for index, (kind, value, _) in enumerate(tokens):
+        if kind != IDENT or value != "for" or index + 1 >= count or tokens[index + 1][1] != "(":
+            continue
+        cursor, depth = index + 2, 0
+        while cursor + 2 < count and depth >= 0:
+            text = tokens[cursor][1]
+            if text == "(":
+                depth += 1
+            elif text == ")":
+                depth -= 1
+            elif depth == 0 and text == ":" and tokens[cursor - 1][0] == IDENT:
+                array = tokens[cursor + 1][1]
+                if array in arrays and tokens[cursor + 2][1] == ")":
+                    var = tokens[cursor - 1][1]
+                    found[var] = None if var in found and found[var] != arrays[array] else arrays[array]
+                break
+            elif text in (";", "{"):
+                break
+            cursor += 1
+    return {name: values for name, values in found.items() if values is not None}
+
+
+def string_constants(tokens: list[tuple[str, str, int]]) -> dict[str, tuple[str, ...]]:
+    """Names bound to a string literal in this file: ``#define NAME "LITERAL"``,
+    ``constexpr const char* NAME = "..."``, ``static const char NAME[] = "..."``,
+    ``const std::string_view NAME = "..."``. A name bound in several ``#ifdef`` branches holds each
+    of its values (``HOME_DIR`` is ``"USERPROFILE"`` or ``"HOME"``): a read through it reads each."""
+    found: dict[str, list[str]] = {}
+
+    def bind(name: str, text: str) -> None:
+        values = found.setdefault(name, [])
+        if text not in values:
+            values.append(text)
+
+    count = len(tokens)
+    for index, (kind, value, line) in enumerate(tokens):
+        if kind == IDENT and value == "define" and index >= 1 and tokens[index - 1][1] == "#":
+            if index + 2 < count and tokens[index + 1][0] == IDENT and tokens[index + 1][2] == line:
+                cursor, parts = index + 2, []
+                while cursor < count and tokens[cursor][0] == STRING and tokens[cursor][2] == line:
+                    parts.append(tokens[cursor][1])
+                    cursor += 1
+                ends_line = cursor >= count or tokens[cursor][2] != line
+                if parts and ends_line:
+                    bind(tokens[index + 1][1], "".join(parts))
+            continue
+        if kind != IDENT or index + 2 >= count:
+            continue
+        cursor = index + 1
+        if tokens[cursor][1] == "[" and cursor + 1 < count and tokens[cursor + 1][1] == "]":
+            cursor += 2
+        if cursor >= count or tokens[cursor][1] != "=":
+            continue
+        cursor += 1
+        parts = []
+        while cursor < count and tokens[cursor][0] == STRING:
+            parts.append(tokens[cursor][1])
+            cursor += 1
+        if not parts or cursor >= count or tokens[cursor][1] != ";":
+            continue
+        declaration = {token[1] for token in tokens[max(0, index - 6) : index]}
+        if declaration & _CONSTANT_TYPES and declaration & {"const", "constexpr"}:
+            bind(value, "".join(parts))
+    return {name: tuple(values) for name, values in found.items()}
+
+
+_DEFINE = r'^[ \t]*#[ \t]*define[ \t]+{name}[ \t]+((?:"(?:[^"\\\n]|\\.)*"[ \t]*)+)$'
+
+
+def constants_across_files(texts: Sequence[str], names: set[str]) -> dict[str, tuple[str, ...]]:
+    """Values of ``#define NAME "..."`` for the given names in any of ``texts`` (a header defines
+    what a ``.cpp`` passes to ``getenv``); every distinct value is kept."""
+    pattern = re.compile(_DEFINE.format(name="(" + "|".join(re.escape(n) for n in sorted(names)) + ")"), re.M)
+    found: dict[str, list[str]] = {}
+    for text in texts:
+        if "define" not in text:
+            continue
+        for match in pattern.finditer(text):
+            value = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', match.group(2)))
+            values = found.setdefault(match.group(1), [])
+            if value not in values:
+                values.append(value)
+    return {name: tuple(values) for name, values in found.items()}
 
 
 def _qualified_name(tokens: list[tuple[str, str, int]], index: int) -> tuple[str, ...]:
@@ -216,15 +446,35 @@ def _arguments(tokens: list[tuple[str, str, int]], open_paren: int) -> list[list
     return [] if args == [[]] else args
 
 
-def _name_of(arg: list[tuple[str, str, int]]) -> Expr:
-    """A name argument: only string literals -> static; else dynamic with its leading literal text."""
-    literal: list[str] = []
+def _name_of(
+    arg: list[tuple[str, str, int]],
+    constants: dict[str, tuple[str, ...]] | None = None,
+    loops: dict[str, tuple[str, ...]] | None = None,
+) -> Expr:
+    """A name argument: string literals and names of string constants -> static (or one of a few
+    values); a loop variable over an array of literals (``var``, ``entry.var``) -> one of its
+    elements; else dynamic with its leading literal text and, for a lone identifier, that
+    identifier as ``source`` (a header may define it)."""
+    constants = constants or {}
+    if loops and arg and arg[0][0] == IDENT and arg[0][1] in loops and (len(arg) == 1 or arg[1][1] == "."):
+        values = loops[arg[0][1]]
+        return Expr(static=None, prefix="", choices=values) if len(values) > 1 else Expr(static=values[0], prefix=values[0])
+    combos = [""]
     for kind, value, _ in arg:
+        if kind == IDENT and value in constants:
+            combos = [head + tail for head in combos for tail in constants[value]]
+            continue
         if kind != STRING:
-            return Expr(static=None, prefix="".join(literal))
-        literal.append(value)
-    text = "".join(literal)
-    return Expr(static=text, prefix=text) if literal else Expr(static=None)
+            source = value if len(arg) == 1 and kind == IDENT else ""
+            prefix = combos[0] if len(set(combos)) == 1 else ""
+            return Expr(static=None, prefix=prefix, source=source)
+        combos = [head + value for head in combos]
+    if not arg:
+        return Expr(static=None)
+    unique = tuple(dict.fromkeys(combos))
+    if len(unique) == 1:
+        return Expr(static=unique[0], prefix=unique[0])
+    return Expr(static=None, prefix="", choices=unique)
 
 
 def _literal_of(arg: list[tuple[str, str, int]]) -> Expr:

@@ -1,40 +1,74 @@
-"""Read the knob table of docs/ENVIRONMENT.md: a markdown table whose header is
-``| name | default | effect | bit-exact with default? |``. Each row documents one env var, or a family
-of them when the name ends in ``*`` (``VT_FOO_*``, matched by prefix). Problems in the table are
-errors that stop the run (exit 2) and name the file, the line and the fix."""
+"""Read the documented env vars from the doc pages, written the way projects write them: markdown
+tables with a name column (any header order, 2 or more columns, several tables per file), bulleted
+definition lists (``- `NAME` (default `1`): effect``), a heading per variable (``### NAME``), inline
+``(env: NAME)`` notes in a table cell, and a code registry (a module-level dict whose keys are the
+names, as vLLM's ``environment_variables``). A family is a name with a wildcard anywhere, spelled
+``*``, ``<NAME>`` or ``{name}`` (``VT_LAYER_*_SKIP``, ``LLAMA_ARG_<NAME>``, ``{PREFIX}_DEBUG``).
+
+A row that cannot be read is a warning naming file:line, and is skipped; a doc set with no entry at
+all, a missing or unreadable doc, or a bad registry spec is a configuration error (exit 2)."""
 
 from __future__ import annotations
 
+import ast
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from vtgate.envdoc.model import EnvdocError
 
-HEADER = ("name", "default", "effect", "bit-exact with default?")
 HEADER_LINE = "| name | default | effect | bit-exact with default? |"
-UNSET_MARKERS = {"", "-", "—", "–", "(unset)", "unset", "(none)", "(empty)", "n/a"}
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\*?$")
+UNSET_MARKERS = {"", "-", "—", "–", "(unset)", "unset", "(none)", "none", "(empty)", "n/a", "null", "nullptr"}
+FALSE_WORDS = {"false", "0", "no", "off"}
+TRUE_WORDS = {"true", "1", "yes", "on"}
+_WILDCARD = re.compile(r"<[^<>\s]*>|\{[^{}\s]*\}|\*")
+_PLAIN_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_SHOUTED = re.compile(r"^[A-Z_][A-Z0-9_]*$")  # what a bullet or heading must look like to count
 _SEPARATOR_CELL = re.compile(r"^:?-{1,}:?$")
+_NAME_HEADERS = ("name", "variable", "env var", "envvar", "environment variable", "env", "knob", "setting")
+_DEFAULT_IN_TEXT = re.compile(
+    r"\bdefaults?\b(?:\s+(?:is|to|value))?\s*[:=]?\s*"
+    r"""(?:`(?P<code>[^`]*)`|(?P<word>[-A-Za-z0-9~/"'$][^\s,;)`]*?))\.?(?=[\s,;)<]|$)""",
+    re.IGNORECASE,
+)
+_BULLET = re.compile(r"^\s*[-*+]\s+(?:\*\*)?`(?P<name>[^`]+)`(?:\*\*)?(?P<rest>.*)$")
+_HEADING = re.compile(r"^#{2,6}\s+(?:`(?P<code>[^`]+)`|(?P<bare>[A-Z_][A-Za-z0-9_<>{}*]*))\s*#*\s*$")
+_INLINE_ENV = re.compile(r"\(env:\s*(?P<names>[A-Za-z0-9_<>{}*,\s`]+)\)")
 
 
 @dataclass(frozen=True)
 class DocRow:
-    """One documented knob (or a ``PREFIX_*`` family when ``is_pattern``)."""
+    """One documented knob, or a family when the name holds a wildcard (``is_pattern``).
+
+    ``default`` is the default as written (backticks removed); ``compare_default`` is False when the
+    doc gives no comparable default (a heading or registry entry without one)."""
 
     name: str
-    default: str  # the cell as written, backticks removed
+    default: str
     effect: str
     bit_exact: str
     line: int
+    file: str = ""
+    compare_default: bool = True
 
     @property
     def is_pattern(self) -> bool:
-        return self.name.endswith("*")
+        return "*" in self.name
 
     @property
     def pattern_prefix(self) -> str:
-        return self.name[:-1]
+        """The literal text before the first wildcard."""
+        return self.name.split("*", 1)[0]
+
+    @property
+    def pattern_suffix(self) -> str:
+        """The literal text after the last wildcard."""
+        return self.name.rsplit("*", 1)[-1] if self.is_pattern else ""
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}" if self.file else str(self.line)
 
     @property
     def default_value(self) -> str | None:
@@ -48,7 +82,54 @@ class DocRow:
         return text
 
     def covers(self, name: str) -> bool:
-        return name.startswith(self.pattern_prefix) if self.is_pattern else name == self.name
+        if not self.is_pattern:
+            return name == self.name
+        return _pattern_regex(self.name).fullmatch(name) is not None
+
+    def covers_dynamic(self, prefix: str, suffix: str) -> bool:
+        """May a computed name known to start with ``prefix`` and end with ``suffix`` be one of this
+        family? The family's literal ends must agree with what is known, and something must be known."""
+        if not self.is_pattern:
+            return False
+        head, tail = self.pattern_prefix, self.pattern_suffix
+        if not (head or tail):
+            return False
+        return (not head or prefix.startswith(head)) and (not tail or suffix.endswith(tail))
+
+
+_REGEX_CACHE: dict[str, re.Pattern[str]] = {}
+
+
+def _pattern_regex(pattern: str) -> re.Pattern[str]:
+    regex = _REGEX_CACHE.get(pattern)
+    if regex is None:
+        regex = _REGEX_CACHE[pattern] = re.compile(".*".join(re.escape(part) for part in pattern.split("*")))
+    return regex
+
+
+def normalise_name(text: str) -> str | None:
+    """An env var name or family as written in a doc, in canonical form (wildcards as ``*``), or
+    None when it is not one. ``$NAME``, backticks and ``NAME=...`` are accepted."""
+    name = _strip_code(text)
+    if name.startswith("$"):
+        name = name[1:]
+    name = name.split("=", 1)[0].strip()
+    pattern = _WILDCARD.sub("*", name)
+    pattern = re.sub(r"\*+", "*", pattern)
+    if not pattern or not all(ch.isalnum() or ch in "_*" for ch in pattern) or not pattern.isascii():
+        return None
+    if pattern == "*" or pattern[0].isdigit():
+        return None
+    return pattern
+
+
+def values_equal(code: str, documented: str) -> bool:
+    """The doc's default rule: equal text, or both the same boolean spelled any of
+    ``true/True/1/yes/on`` or ``false/False/0/no/off`` (case-insensitive)."""
+    if code == documented:
+        return True
+    a, b = code.strip().lower(), documented.strip().lower()
+    return (a in FALSE_WORDS and b in FALSE_WORDS) or (a in TRUE_WORDS and b in TRUE_WORDS)
 
 
 def split_row(line: str) -> list[str]:
@@ -64,76 +145,298 @@ def split_row(line: str) -> list[str]:
 
 def _strip_code(cell: str) -> str:
     text = cell.strip()
+    for marker in ("**", "__"):
+        if len(text) > 4 and text.startswith(marker) and text.endswith(marker):
+            text = text[2:-2].strip()
     while len(text) >= 2 and text.startswith("`") and text.endswith("`"):
         text = text[1:-1].strip()
     return text
 
 
+@dataclass(frozen=True)
+class DocSet:
+    """Every entry read from the doc pages and registries, and the warnings met on the way."""
+
+    rows: list[DocRow]
+    warnings: list[str]
+    files: list[str]
+    tables: int = 0  # tables with a name column (an empty one still says "this is the env var page")
+
+
+def doc_files(path: Path, display: str) -> list[tuple[Path, str]]:
+    """``path`` itself, or the markdown files below it when it is a folder (sorted)."""
+    if path.is_dir():
+        found = sorted(p for p in path.rglob("*") if p.suffix.lower() in (".md", ".markdown") and p.is_file())
+        if not found:
+            raise EnvdocError(f"doc folder {display} holds no .md file: point --doc at the page(s) that list the env vars")
+        return [(p, f"{display.rstrip('/')}/{p.relative_to(path).as_posix()}") for p in found]
+    return [(path, display)]
+
+
+def parse_docs(docs: Sequence[tuple[Path, str]], registries: Sequence[tuple[Path, str, str]] = ()) -> DocSet:
+    """Read every doc page (``(path, display)``, folders expanded) and registry
+    (``(path, display, dict name)``). The first entry for a name wins; a later one is a warning."""
+    rows: list[DocRow] = []
+    warnings: list[str] = []
+    files: list[str] = []
+    seen: dict[str, DocRow] = {}
+
+    def add(row: DocRow) -> None:
+        first = seen.get(row.name)
+        if first is not None:
+            warnings.append(f"{row.where}: second entry for {row.name} (first at {first.where}); it was skipped")
+            return
+        seen[row.name] = row
+        rows.append(row)
+
+    tables: list[int] = []
+    for path, display in docs:
+        for file_path, shown in doc_files(path, display):
+            files.append(shown)
+            for row in _parse_markdown(_read_text(file_path, shown), shown, warnings, tables):
+                add(row)
+    for path, display, dict_name in registries:
+        files.append(f"{display}:{dict_name}")
+        for row in parse_registry(path, display, dict_name):
+            add(row)
+    if not rows and not tables:
+        shown = ", ".join(files) or "(no doc)"
+        raise EnvdocError(
+            f"{shown}: no documented env var found. Write a table whose header has a name column, e.g.\n"
+            f"  {HEADER_LINE}\n  |---|---|---|---|\n"
+            f"or a bullet per variable (- `VT_X` (default `1`): effect) or a heading per variable (### VT_X); "
+            f"or point at the right page with --doc FILE|DIR"
+        )
+    return DocSet(rows=rows, warnings=warnings, files=files, tables=len(tables))
+
+
 def parse_doc(path: Path, display: str | None = None) -> list[DocRow]:
-    """Parse every knob table in ``path``. Errors: the file is missing or unreadable, has no knob
-    table, a row has the wrong number of cells or a name that is not an env var name, or a name
-    appears in two rows."""
-    shown = display or str(path)
-    if not path.is_file():
+    """The entries of one doc page (or folder); warnings are dropped (see :func:`parse_docs`)."""
+    return parse_docs([(path, display or str(path))]).rows
+
+
+def _read_text(path: Path, shown: str) -> str:
+    if not path.exists():
         raise EnvdocError(
             f"{shown} does not exist: create it with a table\n  {HEADER_LINE}\n  |---|---|---|---|\n"
             f"and one row per knob, or point at the right file with --doc FILE "
             f'(or doc = "..." under [tool.vtgate.envdoc] in pyproject.toml)'
         )
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
+    except OSError as error:
+        raise EnvdocError(f"{shown} cannot be read: {error.strerror or error}") from None
+    if b"\0" in data[:8192]:
+        raise EnvdocError(f"{shown} is a binary file, not a markdown page: point --doc at the env var page")
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise EnvdocError(
             f"{shown} is not UTF-8 text ({error.reason} at byte {error.start}): save it as UTF-8"
         ) from None
-    except OSError as error:
-        raise EnvdocError(f"{shown} cannot be read: {error.strerror}") from None
+
+
+def _column(header: Sequence[str], words: Sequence[str]) -> int | None:
+    lowered = [cell.lower().strip("`*_ ") for cell in header]
+    for word in words:
+        for index, cell in enumerate(lowered):
+            if cell == word:
+                return index
+    for word in words:
+        for index, cell in enumerate(lowered):
+            if re.search(rf"\b{re.escape(word)}\b", cell):
+                return index
+    return None
+
+
+def _parse_markdown(text: str, shown: str, warnings: list[str], tables: list[int]) -> list[DocRow]:
     lines = text.splitlines()
     rows: list[DocRow] = []
-    seen: dict[str, DocRow] = {}
-    found_table = False
     index = 0
+    in_fence = False
+    heading: tuple[str, int] | None = None  # a `### NAME` heading waiting for its default
+    heading_default: str | None = None
+
+    def close_heading() -> None:
+        nonlocal heading, heading_default
+        if heading is not None:
+            name, number = heading
+            rows.append(
+                DocRow(name, heading_default or "", "", "", number, shown, compare_default=heading_default is not None)
+            )
+        heading, heading_default = None, None
+
     while index < len(lines):
-        cells = split_row(lines[index]) if lines[index].lstrip().startswith("|") else None
-        if not cells or tuple(c.lower() for c in cells) != HEADER:
+        line = lines[index]
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            in_fence = not in_fence
             index += 1
             continue
-        found_table = True
-        if index + 1 >= len(lines) or not all(_SEPARATOR_CELL.match(c) for c in split_row(lines[index + 1])):
-            raise EnvdocError(
-                f"{shown}:{index + 2}: the knob table's header must be followed by |---|---|---|---|"
-            )
-        index += 2
-        while index < len(lines) and lines[index].lstrip().startswith("|"):
-            row = _parse_row(lines[index], index + 1, shown)
-            if row.name in seen:
-                first = seen[row.name]
-                raise EnvdocError(
-                    f"{shown}:{row.line}: duplicate row for {row.name} (first at line {first.line}): "
-                    f"keep one row and delete the other"
-                )
-            seen[row.name] = row
-            rows.append(row)
+        if in_fence:
             index += 1
-    if not found_table:
-        raise EnvdocError(
-            f"{shown} has no knob table: add a table whose header is\n  {HEADER_LINE}\n"
-            f"followed by |---|---|---|---| and one row per env var the code reads"
-        )
+            continue
+        if stripped.startswith("#"):
+            close_heading()
+            match = _HEADING.match(stripped)
+            if match:
+                name = normalise_name(match["code"] or match["bare"])
+                if name and _SHOUTED.match(name.replace("*", "_")) and ("_" in name or match["code"]):
+                    heading = (name, index + 1)
+            index += 1
+            continue
+        if heading is not None and heading_default is None:
+            found = _DEFAULT_IN_TEXT.search(line)
+            if found:
+                heading_default = found["code"] if found["code"] is not None else found["word"]
+        if stripped.startswith("|") and index + 1 < len(lines) and _is_separator(lines[index + 1]):
+            close_heading()
+            table_rows: list[DocRow] = []
+            noted: list[DocRow] = []
+            table_warnings: list[str] = []
+            end = _parse_table(lines, index, shown, table_rows, noted, table_warnings)
+            rows.extend(noted)  # `(env: NAME)` notes count in any table
+            if _is_env_table(split_row(line), [split_row(row) for row in lines[index + 2 : end]]):
+                tables.append(index + 1)
+                rows.extend(table_rows)
+                warnings.extend(table_warnings)
+            # else: a table of something else ("Model name | Size"): its rows are not env vars
+            index = end
+            continue
+        bullet = _BULLET.match(line)
+        if bullet and heading is None and "=" not in bullet["name"]:  # `X=true` is an example, not an entry
+            name = normalise_name(bullet["name"])
+            if name and _SHOUTED.match(name.replace("*", "_")) and "_" in name:
+                rest = bullet["rest"]
+                found = _DEFAULT_IN_TEXT.search(rest)
+                default = (found["code"] if found["code"] is not None else found["word"]) if found else ""
+                effect = rest.split(":", 1)[1].strip() if ":" in rest else rest.strip(" -—:")
+                rows.append(DocRow(name, default, effect, "", index + 1, shown, compare_default=found is not None))
+        index += 1
+    close_heading()
     return rows
 
 
-def _parse_row(line: str, number: int, shown: str) -> DocRow:
-    cells = split_row(line)
-    if len(cells) != len(HEADER):
-        raise EnvdocError(
-            f"{shown}:{number}: malformed knob row (has {len(cells)} cells, needs {len(HEADER)}: "
-            f"name | default | effect | bit-exact with default?); escape a pipe inside a cell as \\|: {line.strip()}"
-        )
-    name = _strip_code(cells[0])
-    if not _NAME.match(name):
-        raise EnvdocError(
-            f"{shown}:{number}: {cells[0]!r} is not an env var name (letters, digits, _; a family "
-            f"is written PREFIX_*): {line.strip()}"
-        )
-    return DocRow(name=name, default=_strip_code(cells[1]), effect=cells[2], bit_exact=cells[3], line=number)
+def _is_separator(line: str) -> bool:
+    cells = split_row(line) if line.strip().startswith("|") else []
+    return bool(cells) and all(_SEPARATOR_CELL.match(cell.replace(" ", "")) for cell in cells)
+
+
+def _is_env_table(header: list[str], body: list[list[str]]) -> bool:
+    """Does this table list env vars? It has a name column and either no rows yet, or at least
+    one row whose name is written the way env vars are (upper case, digits, _, a wildcard)."""
+    name_col = _column(header, _NAME_HEADERS)
+    if name_col is None:
+        return False
+    if not body:
+        return True
+    for cells in body:
+        if name_col < len(cells):
+            name = normalise_name(cells[name_col])
+            if name and _SHOUTED.match(name.replace("*", "_")):
+                return True
+    return False
+
+
+def _parse_table(
+    lines: list[str], start: int, shown: str, rows: list[DocRow], noted: list[DocRow], warnings: list[str]
+) -> int:
+    """Rows of the table whose header is at ``start`` (``(env: NAME)`` notes go to ``noted``);
+    returns the index after the table."""
+    header = split_row(lines[start])
+    name_col = _column(header, _NAME_HEADERS)
+    default_col = _column(header, ("default", "default value"))
+    effect_col = _column(header, ("effect", "description", "meaning", "purpose", "explanation", "what it does"))
+    exact_col = _column(header, ("bit-exact with default?", "bit-exact"))
+    index = start + 2
+    while index < len(lines) and lines[index].lstrip().startswith("|"):
+        line = lines[index]
+        number = index + 1
+        index += 1
+        cells = split_row(line)
+        inline = [m for m in _INLINE_ENV.finditer(line)]
+        if inline:  # `(env: LLAMA_ARG_THREADS)` in a cell documents that name, wherever the table is
+            default_found = _DEFAULT_IN_TEXT.search(line)
+            for match in inline:
+                for part in re.split(r"[,\s]+", match["names"]):
+                    name = normalise_name(part)
+                    if name:
+                        default = ""
+                        if default_found:
+                            default = default_found["code"] if default_found["code"] is not None else default_found["word"]
+                        noted.append(DocRow(name, default, "", "", number, shown, compare_default=False))
+            continue
+        if name_col is None:
+            continue
+        if len(cells) != len(header):
+            warnings.append(
+                f"{shown}:{number}: table row has {len(cells)} cells, its header has {len(header)} "
+                f"({' | '.join(header)}); row skipped (escape a pipe inside a cell as \\|)"
+            )
+            continue
+        raw = cells[name_col]
+        names = [normalise_name(part) for part in re.split(r"\s*(?:,|/|<br\s*/?>)\s*", _strip_code(raw)) if part.strip()]
+        if not names or any(name is None for name in names):
+            warnings.append(f"{shown}:{number}: {raw!r} is not an env var name (letters, digits, _; a family "
+                            f"is written PREFIX_* or PREFIX_<NAME>); row skipped")
+            continue
+        default = _strip_code(cells[default_col]) if default_col is not None else ""
+        effect = cells[effect_col] if effect_col is not None else ""
+        exact = cells[exact_col] if exact_col is not None else ""
+        for name in names:
+            assert name is not None
+            rows.append(DocRow(name, default, effect, exact, number, shown, compare_default=default_col is not None))
+    return index
+
+
+def parse_registry(path: Path, display: str, dict_name: str) -> list[DocRow]:
+    """The keys of the module-level dict ``dict_name`` in the Python file ``path`` as documented
+    names; a value that is a lambda reading that same name with a literal default gives the default
+    (``"VLLM_X": lambda: os.getenv("VLLM_X", "1")``), any other value leaves it uncompared."""
+    text = _read_text(path, display)
+    try:
+        tree = ast.parse(text, filename=display)
+    except SyntaxError as error:
+        raise EnvdocError(f"{display}:{error.lineno}: the registry module does not parse: {error.msg}") from None
+    for node in tree.body:
+        target = None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+        elif isinstance(node, ast.AnnAssign):
+            target = node.target
+        if isinstance(target, ast.Name) and target.id == dict_name and node.value is not None:
+            if not isinstance(node.value, ast.Dict):
+                raise EnvdocError(
+                    f"{display}:{node.lineno}: {dict_name} is not a dict literal ({{'NAME': ...}}), so its keys "
+                    f"cannot be read as the documented names"
+                )
+            rows: list[DocRow] = []
+            for key, value in zip(node.value.keys, node.value.values, strict=True):
+                if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                    default = _registry_default(key.value, value)
+                    rows.append(
+                        DocRow(key.value, default or "", "", "", key.lineno, display, compare_default=default is not None)
+                    )
+            return rows
+    raise EnvdocError(
+        f"{display} has no module-level dict named {dict_name}: give --doc-registry FILE.py:DICT_NAME "
+        f"with the name of the dict whose keys are the env var names"
+    )
+
+
+def _registry_default(name: str, value: ast.expr) -> str | None:
+    for node in ast.walk(value):
+        if not isinstance(node, ast.Call) or len(node.args) < 2:
+            continue
+        func = node.func
+        called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        first, second = node.args[0], node.args[1]
+        if (
+            called in ("get", "getenv")
+            and isinstance(first, ast.Constant)
+            and first.value == name
+            and isinstance(second, ast.Constant)
+            and isinstance(second.value, (str, int, float, bool))
+        ):
+            return str(second.value)
+    return None

@@ -7,12 +7,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-_SPEC = re.compile(r"^(?P<name>[^:]+(?:::[^:]+)*)(?::(?P<position>[^:]*))?(?::(?P<default>[^:]*))?$")
+_SPEC = re.compile(r"^(?P<member>\.)?(?P<name>[^:.][^:]*(?:::[^:]+)*)(?::(?P<position>[^:]*))?(?::(?P<default>[^:]*))?$")
 
 
 class EnvdocError(Exception):
     """A usage or configuration error (missing doc, malformed table row, bad allowlist or wrapper
     spec): the run cannot give a verdict. The CLI exits 2 with this message."""
+
+
+class EnvdocNothingToCheck(EnvdocError):
+    """The run would check nothing (no source file matched, no read in scope): never "ok". The CLI
+    exits 5."""
 
 
 @dataclass(frozen=True)
@@ -30,6 +35,7 @@ class Expr:
     is_none: bool = False
     source: str = ""
     choices: tuple[str, ...] = ()  # the value is one of these (a loop over literal names)
+    suffix: str = ""  # literal text the value is known to end with, when not static
 
     @property
     def is_static(self) -> bool:
@@ -57,6 +63,8 @@ class EnvRead:
     form: str
     default_kind: str = NO_DEFAULT
     default: str | None = None
+    suffix: str = ""  # for a computed name: the literal text it is known to end with
+    ref: str = ""  # C: the identifier passed as the name, when this file does not define it
 
     @property
     def is_dynamic(self) -> bool:
@@ -67,23 +75,30 @@ class EnvRead:
 class WrapperSpec:
     """A configured wrapper: calls to ``dotted`` (suffix-matched on dotted components) read the env
     var named by positional argument ``position``; the default is positional ``default_position``
-    (None: no default argument) or the keyword ``default``."""
+    (None: no default argument) or the keyword ``default``. ``member`` (spec written ``.name:POS``)
+    matches member calls ``obj.name(...)`` / ``obj->name(...)`` on any object, C++ included."""
 
     text: str
     dotted: tuple[str, ...]
     position: int
     default_position: int | None
+    member: bool = False
 
     @classmethod
     def parse(cls, text: str) -> WrapperSpec:
-        """Parse ``module.func:POS`` or ``func:POS`` (POS defaults to 0; C++ names may use ``::``,
-        ``vt::env_flag:0``); an optional third field gives the default's position (``func:0:2``) or
-        ``-`` for none (``func:0:-``)."""
-        fix = "write it as 'module.func:POS' or 'func:POS', e.g. 'vtengine.knobs.env_flag:0'"
+        """Parse ``module.func:POS``, ``func:POS``, ``Class.method:POS`` or ``.member:POS`` (C++
+        names may use ``::``, ``vt::env_flag:0``); POS is required. An optional third field gives the
+        default's position (``func:0:2``) or ``-`` for none (``func:0:-``)."""
+        fix = (
+            "write it as 'module.func:POS', 'func:POS' or '.member:POS' (POS = the 0-based position of the "
+            "name argument), e.g. 'vtengine.knobs.env_flag:0'"
+        )
         stripped = text.strip()
         match = _SPEC.match(stripped)
         if not match:
             raise EnvdocError(f"wrapper spec {text!r} is malformed: {fix}")
+        if match["position"] is None:
+            raise EnvdocError(f"wrapper spec {text!r} has no :POS (which argument holds the env var name?): {fix}")
         dotted = tuple(match["name"].replace("::", ".").split("."))
         if not all(part.isidentifier() for part in dotted):
             raise EnvdocError(f"wrapper spec {text!r}: {match['name']!r} is not a dotted name; {fix}")
@@ -103,7 +118,13 @@ class WrapperSpec:
                 raise EnvdocError(
                     f"wrapper spec {text!r}: default position {default_text!r} is not an integer >= 0 or '-'"
                 )
-        return cls(text=stripped, dotted=dotted, position=position, default_position=default_position)
+        return cls(
+            text=stripped,
+            dotted=dotted,
+            position=position,
+            default_position=default_position,
+            member=bool(match["member"]),
+        )
 
     def matches(self, qualified: tuple[str, ...]) -> bool:
         """True when the qualified callee or definition name ends with this spec's components."""
@@ -132,6 +153,10 @@ class WrapperCall:
     form: str
     args: tuple[Expr | None, ...]  # None: a *starred argument, position unknown from here on
     kwargs: tuple[tuple[str, Expr], ...] = ()
+    qualified: tuple[str, ...] = ()  # the callee as resolved through the file's imports
+    arg_lines: tuple[int, ...] = ()
+    has_double_star: bool = False  # **kwargs: a name may be passed that we cannot see
+    member: bool = False  # called as obj.name(...)
 
 
 @dataclass
@@ -145,3 +170,7 @@ class FileScan:
     error: str | None = None
     error_line: int | None = None
     parsed: bool = False  # False when the text pre-filter showed no possible read
+    re_exports: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)  # pkg.flag -> pkg.utils.env.flag
+    suppressions: dict[int, str] = field(default_factory=dict)  # line -> reason of `vtgate: envdoc-ignore[...]`
+    bad_suppressions: list[int] = field(default_factory=list)  # lines with a suppression that gives no reason
+    other_calls: list[tuple[str, int]] = field(default_factory=list)  # (name, line): same-named calls no spec matched

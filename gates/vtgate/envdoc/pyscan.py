@@ -218,9 +218,20 @@ def collect_bindings(body: Iterable[ast.AST]) -> tuple[dict[str, list[ast.expr |
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and isinstance(
             node.target, ast.Name
         ):
-            if isinstance(node.iter, (ast.Tuple, ast.List, ast.Set, ast.Name)):
+            if isinstance(node.iter, (ast.Tuple, ast.List, ast.Set, ast.Name, ast.Dict)) or _dict_view(node.iter):
                 assigned.setdefault(node.target.id, []).append(LoopValues(node.iter))
                 simple_targets.add(id(node.target))
+        elif (
+            isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension))
+            and isinstance(node.target, ast.Tuple)
+            and node.target.elts
+            and isinstance(node.target.elts[0], ast.Name)
+            and _dict_view(node.iter) == "items"
+        ):  # `for name, meaning in NAMES.items()`: name is one of the dict's keys
+            first = node.target.elts[0]
+            assigned.setdefault(first.id, []).append(LoopValues(node.iter))
+            simple_targets.add(id(first))
+            stack.extend(node.target.elts[1:])
         elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             if id(node) not in simple_targets:
                 bound.add(node.id)
@@ -260,6 +271,7 @@ class _Scanner:
         self.qualname: list[str] = []
         self.class_stack: list[bool] = []  # per qualname entry: is it a class?
         self.in_wrapper_body = 0
+        self.wrapper_names = {spec.dotted[-1] for spec in self.wrappers}
 
     # -- setup -------------------------------------------------------------------------------
     def run(self, text: str, words: Sequence[str]) -> None:
@@ -347,6 +359,13 @@ class _Scanner:
                             self.getenv_names.add(local)
                     if alias.name != "*":
                         self.imports[local] = (*origin, alias.name)
+        wrapper_names = {spec.dotted[-1] for spec in self.wrappers}
+        for node in self.tree.body:  # `from .utils.env import flag` in pkg/__init__.py: pkg.flag is that flag
+            if isinstance(node, ast.ImportFrom):
+                for alias in node.names:
+                    local = alias.asname or alias.name
+                    if alias.name in wrapper_names or local in wrapper_names:
+                        self.result.re_exports[(*self.module, local)] = self.imports[local]
         # `env = os.environ` and `read = os.getenv` make aliases too (in any scope of the file)
         for target, value in assignments:
             if self._is_environ(value):
@@ -388,12 +407,32 @@ class _Scanner:
             self._visit(child)
         self.qualname.append(node.name)
         self.class_stack.append(True)
+        matched = [spec for spec in self.wrappers if spec.matches((*self.module, *self.qualname))]
+        for spec in matched:  # a registration class: its constructor's parameters place the arguments
+            definition = self._class_def(spec, node)
+            if definition is not None:
+                self.result.wrapper_defs.append(definition)
+        self.in_wrapper_body += bool(matched)
         try:
             for statement in node.body:
                 self._visit(statement)
         finally:
+            self.in_wrapper_body -= bool(matched)
             self.qualname.pop()
             self.class_stack.pop()
+
+    def _class_def(self, spec: WrapperSpec, node: ast.ClassDef) -> WrapperDef | None:
+        for statement in node.body:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == "__init__":
+                return self._wrapper_def(spec, statement, is_method=True)
+        params: list[str] = []  # a dataclass / NamedTuple: the annotated fields, in order
+        defaults: list[tuple[str, Expr]] = []
+        for statement in node.body:
+            if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+                params.append(statement.target.id)
+                if statement.value is not None:
+                    defaults.append((statement.target.id, self.resolve(statement.value)))
+        return WrapperDef(spec=spec.text, params=tuple(params), defaults=tuple(defaults)) if params else None
 
     def _visit_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         for child in (*node.decorator_list, *node.args.defaults, *(d for d in node.args.kw_defaults if d)):
@@ -474,11 +513,19 @@ class _Scanner:
             return
         if self.wrappers:
             qualified = self._qualify(func)
-            if qualified:
-                for spec in self.wrappers:
-                    if spec.matches(qualified):
-                        self._wrapper_call(spec, node)
-                        return
+            if not qualified:
+                return
+            member = isinstance(func, ast.Attribute)
+            for spec in self.wrappers:
+                if spec.matches(qualified) or (spec.member and member and qualified[-1] == spec.dotted[-1]):
+                    self._wrapper_call(spec, node, qualified, member)
+                    return
+            if qualified[-1] in self.wrapper_names:
+                if self._imported_base(func):
+                    # maybe a re-export (pkg.flag for pkg.utils.env.flag): decided once every file is scanned
+                    self._wrapper_call(None, node, qualified, member)
+                elif not self.in_wrapper_body:
+                    self.result.other_calls.append((qualified[-1], node.lineno))  # counted for the note
 
     def _read_call(self, node: ast.Call, form: str, key_kw: str, default_kw: str) -> None:
         if self.in_wrapper_body:
@@ -509,7 +556,15 @@ class _Scanner:
         line = getattr(where, "lineno", 0)
         self.result.reads.extend(make_reads(name, default, self.relpath, line, form))
 
-    def _wrapper_call(self, spec: WrapperSpec, node: ast.Call) -> None:
+    def _imported_base(self, func: ast.expr) -> bool:
+        node = func
+        while isinstance(node, ast.Attribute):
+            node = node.value
+        return isinstance(node, ast.Name) and node.id in self.imports and not self._locally_bound(node.id)
+
+    def _wrapper_call(
+        self, spec: WrapperSpec | None, node: ast.Call, qualified: tuple[str, ...], member: bool
+    ) -> None:
         if self.in_wrapper_body:
             return
         args: list[Expr | None] = []
@@ -517,19 +572,35 @@ class _Scanner:
             if isinstance(arg, ast.Starred):
                 args.append(None)
                 break
-            args.append(self.resolve(arg))
-        kwargs = tuple((k.arg, self.resolve(k.value)) for k in node.keywords if k.arg)
-        line = node.args[spec.position].lineno if len(node.args) > spec.position else node.lineno
+            args.append(self.resolve_names(arg))
+        kwargs = tuple((k.arg, self.resolve_names(k.value)) for k in node.keywords if k.arg)
         self.result.wrapper_calls.append(
             WrapperCall(
-                spec=spec.text,
+                spec=spec.text if spec else "",
                 file=self.relpath,
-                line=line,
-                form=f"wrapper {spec.text}",
+                line=node.lineno,
+                form=f"wrapper {spec.text}" if spec else "",
                 args=tuple(args),
                 kwargs=kwargs,
+                qualified=qualified,
+                arg_lines=tuple(arg.lineno for arg in node.args),
+                has_double_star=any(k.arg is None for k in node.keywords),
+                member=member,
             )
         )
+
+    def resolve_names(self, node: ast.expr) -> Expr:
+        """An argument that may name several env vars: a list or tuple of names reads each
+        (``get_int_from_env(["RANK", "PMI_RANK"], 0)``); anything else as :meth:`resolve`."""
+        if isinstance(node, (ast.List, ast.Tuple)) and node.elts:
+            values: list[str] = []
+            for element in node.elts:
+                options = _options(self.resolve(element))
+                if options is None:
+                    return Expr(static=None, source=_source(node))
+                values.extend(options)
+            return _from_values(_source(node), values)
+        return self.resolve(node)
 
     # -- names of callees --------------------------------------------------------------------
     def _qualify(self, func: ast.expr) -> tuple[str, ...] | None:
@@ -574,11 +645,11 @@ class _Scanner:
         if isinstance(node, ast.Name):
             return self._resolve_name(node, depth)
         if isinstance(node, LoopValues):
-            collection = self._literal_collection(node.iter)
-            if collection is None:
+            elements = self._loop_elements(node.iter)
+            if elements is None:
                 return Expr(static=None, source=_source(node.iter))
             values: list[str] = []
-            for element in collection.elts:
+            for element in elements:
                 options = _options(self.resolve(element, depth + 1))
                 if options is None:
                     return Expr(static=None, source=_source(node.iter))
@@ -587,14 +658,23 @@ class _Scanner:
         if isinstance(node, ast.BinOp):
             if isinstance(node.op, ast.Add):
                 left = self.resolve(node.left, depth + 1)
-                if left.static is None and not left.choices:
-                    return Expr(static=None, prefix=left.prefix, source=_source(node))
                 right = self.resolve(node.right, depth + 1)
                 return _concatenated(_source(node), [left, right])
             if isinstance(node.op, ast.Mod):
                 left = self.resolve(node.left, depth + 1)
                 if left.static is not None:
-                    return Expr(static=None, prefix=left.static.split("%", 1)[0], source=_source(node))
+                    right = node.right
+                    items = list(right.elts) if isinstance(right, ast.Tuple) else [right]
+                    pieces = [self.resolve(item, depth + 1) for item in items]
+                    formatted = _percent_format(left.static, pieces, _source(node))
+                    if formatted is not None:
+                        return formatted
+                    return Expr(
+                        static=None,
+                        prefix=left.static.split("%", 1)[0],
+                        suffix=re.split(r"%[-#0 +]*\d*(?:\.\d+)?[sdirf]", left.static)[-1],
+                        source=_source(node),
+                    )
             return Expr(static=None, source=_source(node))
         if isinstance(node, ast.JoinedStr):
             return self._resolve_fstring(node, depth)
@@ -605,12 +685,49 @@ class _Scanner:
             and isinstance(node.func.value, ast.Constant)
             and isinstance(node.func.value.value, str)
         ):
-            return Expr(static=None, prefix=node.func.value.value.split("{", 1)[0], source=_source(node))
+            template = node.func.value.value
+            parts = _format_parts(template)
+            if parts is not None and not node.keywords and len(node.args) == parts.count(None):
+                given = iter(self.resolve(arg, depth + 1) for arg in node.args)
+                pieces = [Expr(static=p, prefix=p) if p is not None else next(given) for p in parts]
+                return _concatenated(_source(node), pieces)
+            return Expr(
+                static=None, prefix=template.split("{", 1)[0], suffix=template.rsplit("}", 1)[-1], source=_source(node)
+            )
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _STR_TRANSFORMS
+            and not node.args
+            and not node.keywords
+        ):
+            inner = self.resolve(node.func.value, depth + 1)
+            options = _options(inner)
+            if options is not None:
+                transform = _STR_TRANSFORMS[node.func.attr]
+                return _from_values(_source(node), [transform(value) for value in options])
+            return Expr(static=None, source=_source(node))
         return Expr(static=None, source=_source(node))
 
-    def _literal_collection(self, node: ast.expr) -> ast.Tuple | ast.List | ast.Set | None:
+    def _loop_elements(self, node: ast.expr) -> list[ast.expr] | None:
+        """What ``for x in node`` binds x to, when static: a literal tuple/list/set's elements, a
+        dict's keys (``D``, ``D.keys()``, and the first of ``D.items()``), through constant names."""
+        view = _dict_view(node)
+        if view:
+            assert isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            node = node.func.value
+        if isinstance(node, ast.Dict):
+            return [key for key in node.keys if key is not None] if None not in node.keys else None
+        collection = self._literal_collection(node)
+        if isinstance(collection, ast.Dict):
+            return self._loop_elements(collection)
+        if collection is None or view:
+            return None
+        return list(collection.elts)
+
+    def _literal_collection(self, node: ast.expr) -> ast.Tuple | ast.List | ast.Set | ast.Dict | None:
         """``node`` itself when a literal tuple/list/set, or the one such value a constant name holds
-        (a tuple; a list or set only if nothing in the scope could have changed it)."""
+        (a tuple, or a dict for its keys; a name holding a list or set is not followed)."""
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
             return node
         if not isinstance(node, ast.Name):
@@ -619,11 +736,11 @@ class _Scanner:
             if node.id in scope.assigned or node.id in scope.bound:
                 values = scope.assigned.get(node.id, [])
                 value = values[0] if len(values) == 1 and node.id not in scope.bound else None
-                return value if isinstance(value, ast.Tuple) else None
+                return value if isinstance(value, (ast.Tuple, ast.Dict)) else None
         self._module_bindings()
         values = self.module_assigned.get(node.id, [])
         value = values[0] if len(values) == 1 and node.id not in self.module_bound else None
-        return value if isinstance(value, ast.Tuple) else None
+        return value if isinstance(value, (ast.Tuple, ast.Dict)) else None
 
     def _resolve_name(self, node: ast.Name, depth: int) -> Expr:
         for scope in reversed(self.scopes):
@@ -631,13 +748,13 @@ class _Scanner:
                 values = scope.assigned.get(node.id, [])
                 if len(values) == 1 and values[0] is not None and node.id not in scope.bound:
                     resolved = self.resolve(values[0], depth + 1)
-                    return Expr(resolved.static, resolved.prefix, resolved.is_none, node.id, resolved.choices)
+                    return Expr(resolved.static, resolved.prefix, resolved.is_none, node.id, resolved.choices, resolved.suffix)
                 return Expr(static=None, source=node.id)
         self._module_bindings()
         values = self.module_assigned.get(node.id, [])
         if len(values) == 1 and values[0] is not None and node.id not in self.module_bound:
             resolved = self.resolve(values[0], depth + 1)
-            return Expr(resolved.static, resolved.prefix, resolved.is_none, node.id, resolved.choices)
+            return Expr(resolved.static, resolved.prefix, resolved.is_none, node.id, resolved.choices, resolved.suffix)
         return Expr(static=None, source=node.id)
 
     def _resolve_fstring(self, node: ast.JoinedStr, depth: int) -> Expr:
@@ -656,6 +773,59 @@ class _Scanner:
         return _concatenated(_source(node), parts)
 
 
+_STR_TRANSFORMS = {"upper": str.upper, "lower": str.lower, "strip": str.strip}
+_PERCENT = re.compile(r"%[-#0 +]*\d*(?:\.\d+)?([sdirf%])")
+
+
+def _percent_format(template: str, pieces: Sequence[Expr], source: str) -> Expr | None:
+    """``"%s_X" % p`` with every piece known (static or one of a few choices), else None."""
+    parts: list[Expr] = []
+    at, used = 0, 0
+    for match in _PERCENT.finditer(template):
+        parts.append(Expr(static=template[at : match.start()], prefix=template[at : match.start()]))
+        at = match.end()
+        if match[1] == "%":
+            parts.append(Expr(static="%", prefix="%"))
+            continue
+        if used >= len(pieces) or match[1] != "s":
+            return None
+        parts.append(pieces[used])
+        used += 1
+    if used != len(pieces):
+        return None
+    parts.append(Expr(static=template[at:], prefix=template[at:]))
+    result = _concatenated(source, parts)
+    return result if (result.static is not None or result.choices) else None
+
+
+def _format_parts(template: str) -> list[str | None] | None:
+    """``"VT_{}_X"`` -> ["VT_", None, "_X"] (None: a positional field); None for other templates."""
+    parts: list[str | None] = []
+    for piece in re.split(r"(\{[^{}]*\})", template):
+        if piece.startswith("{") and piece.endswith("}"):
+            if piece not in ("{}",):
+                return None
+            parts.append(None)
+        elif "{" in piece or "}" in piece:
+            return None
+        else:
+            parts.append(piece)
+    return parts
+
+
+def _dict_view(node: ast.expr) -> str:
+    """"items" or "keys" for ``X.items()`` / ``X.keys()`` (no arguments), else ""."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("items", "keys")
+        and not node.args
+        and not node.keywords
+    ):
+        return node.func.attr
+    return ""
+
+
 def _options(expr: Expr) -> list[str] | None:
     if expr.static is not None:
         return [expr.static]
@@ -666,15 +836,25 @@ def _concatenated(source: str, parts: Sequence[Expr]) -> Expr:
     """The concatenation of ``parts``: static, one of several choices, or dynamic with the literal
     prefix known up to the first unknown part."""
     combos = [""]
-    for part in parts:
+    for index, part in enumerate(parts):
         values = _options(part)
         if values is None:
             prefix = combos[0] + part.prefix if len(set(combos)) == 1 else os.path.commonprefix(combos)
-            return Expr(static=None, prefix=prefix, source=source)
+            return Expr(static=None, prefix=prefix, source=source, suffix=_known_suffix(parts[index:]))
         combos = [head + value for head in combos for value in values]
         if len(combos) > _MAX_CHOICES:
             return Expr(static=None, prefix=os.path.commonprefix(combos), source=source)
     return _from_values(source, combos)
+
+
+def _known_suffix(parts: Sequence[Expr]) -> str:
+    """The literal text the concatenation of ``parts`` is known to end with."""
+    tail = ""
+    for part in reversed(parts):
+        if part.static is None:
+            return part.suffix + tail
+        tail = part.static + tail
+    return tail
 
 
 def _from_values(source: str, values: Sequence[str]) -> Expr:
@@ -723,6 +903,7 @@ def make_read(name: Expr, default: Expr | None, relpath: str, line: int, form: s
         kind, text = NONLITERAL_DEFAULT, default.source or "?"
     return EnvRead(
         name=name.static,
+        suffix=name.suffix if name.static is None else "",
         prefix=name.static if name.static is not None else name.prefix,
         file=relpath,
         line=line,

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vtgate.envdoc.config import AllowEntry, EnvdocConfig
-from vtgate.envdoc.doctable import DocRow
+from vtgate.envdoc.doctable import DocRow, values_equal
 from vtgate.envdoc.model import LITERAL_DEFAULT, NONLITERAL_DEFAULT, EnvRead, FileScan
 
 SCHEMA = 1
@@ -47,6 +47,9 @@ class EnvdocReport:
     unverifiable: list[dict[str, Any]] = field(default_factory=list)
     dynamic_covered: list[dict[str, Any]] = field(default_factory=list)
     dynamic_unscoped: list[dict[str, Any]] = field(default_factory=list)
+    doc_warnings: list[str] = field(default_factory=list)  # doc rows that could not be read (skipped)
+    notes: list[str] = field(default_factory=list)  # wrapper calls that matched only by bare name, ...
+    suppressed: list[dict[str, Any]] = field(default_factory=list)  # reads silenced in the source
     files_scanned: int = 0
     files_parsed: int = 0
     seconds: float = 0.0
@@ -99,7 +102,7 @@ class EnvdocReport:
             "knobs": self.knobs,
             "documented": len(self.rows),
             "undocumented": [{"name": f.name, "file": f.file, "line": f.line} for f in rows("undocumented")],
-            "stale": [{"name": f.name, "doc_line": f.line} for f in rows("stale")],
+            "stale": [{"name": f.name, "doc": f.file, "doc_line": f.line} for f in rows("stale")],
             "default_mismatch": self.mismatches,
             "dynamic": [{"prefix": f.name, "file": f.file, "line": f.line} for f in rows("dynamic")],
             "incomplete": [{"file": f.file, "line": f.line, "reason": f.message} for f in rows("incomplete")],
@@ -107,17 +110,21 @@ class EnvdocReport:
             "unverifiable_default": self.unverifiable,
             "dynamic_covered": self.dynamic_covered,
             "dynamic_unscoped": self.dynamic_unscoped,
+            "doc_warnings": self.doc_warnings,
+            "notes": self.notes,
+            "suppressed": self.suppressed,
             "files": {"scanned": self.files_scanned, "parsed": self.files_parsed},
             "seconds": round(self.seconds, 3),
         }
 
 
-def _in_scope_dynamic(prefix: str, filter_prefix: str) -> bool:
-    if not filter_prefix:
-        return True
-    if not prefix:
-        return False
-    return prefix.startswith(filter_prefix) or filter_prefix.startswith(prefix)
+def _in_scope_dynamic(prefix: str, filter_prefixes: Sequence[str]) -> bool:
+    for filter_prefix in filter_prefixes:
+        if not filter_prefix:
+            return True
+        if prefix and (prefix.startswith(filter_prefix) or filter_prefix.startswith(prefix)):
+            return True
+    return False
 
 
 def compare(
@@ -136,8 +143,8 @@ def compare(
     findings: list[Finding] = []
     report = EnvdocReport(doc=doc_display, prefix=prefix, reads=[], rows=list(rows), findings=findings)
 
-    def allowed(name: str) -> AllowEntry | None:
-        return next((entry for entry in config.allowlist if entry.covers(name)), None)
+    def allowed(name: str, file: str) -> AllowEntry | None:
+        return next((entry for entry in config.allowlist if entry.covers(name) and entry.applies_to(file)), None)
 
     for scan in scans:
         if scan.error:
@@ -162,7 +169,7 @@ def compare(
         name = read.name or ""
         row = exact.get(name)
         family = None if row else next((p for p in patterns if p.covers(name)), None)
-        entry = allowed(name)
+        entry = allowed(name, read.file)
         if entry:
             used_allow.add(entry.name)
         if row or family:
@@ -174,7 +181,7 @@ def compare(
         if entry:
             report.reads.append(read)
             continue
-        if not name.startswith(prefix):
+        if not config.in_scope(name):
             continue
         report.reads.append(read)
         key = (name, read.file, read.line)
@@ -193,8 +200,10 @@ def compare(
             )
 
     for read in dynamic_reads:
-        family = next((p for p in patterns if read.prefix.startswith(p.pattern_prefix)), None)
-        entry = next((e for e in config.allowlist if e.covers_prefix(read.prefix)), None)
+        family = next((p for p in patterns if p.covers_dynamic(read.prefix, read.suffix)), None)
+        entry = next(
+            (e for e in config.allowlist if e.covers_prefix(read.prefix) and e.applies_to(read.file)), None
+        )
         where = {"prefix": read.prefix, "file": read.file, "line": read.line}
         if family or entry:
             if family:
@@ -206,7 +215,7 @@ def compare(
                 {**where, "by": (family.name if family else f"allowlist {entry.name}")}  # type: ignore[union-attr]
             )
             continue
-        if not _in_scope_dynamic(read.prefix, prefix):
+        if not _in_scope_dynamic(read.prefix, config.prefixes):
             if not read.prefix:
                 report.dynamic_unscoped.append({"file": read.file, "line": read.line, "form": read.form})
             continue
@@ -226,7 +235,9 @@ def compare(
         )
 
     # A computed name with a specific literal prefix may be what reads a documented exact row.
-    dynamic_prefixes = [r.prefix for r in dynamic_reads if len(r.prefix) > len(prefix)]
+    dynamic_prefixes = [
+        r.prefix for r in dynamic_reads if r.prefix and all(len(r.prefix) > len(p) for p in config.prefixes)
+    ]
     for row in rows:
         if row.name in used_rows:
             continue
@@ -237,7 +248,7 @@ def compare(
             Finding(
                 "stale",
                 row.name,
-                doc_display,
+                row.file or doc_display,
                 row.line,
                 f"{row.name} is documented here but no scanned source reads {what}: delete the row, or add the "
                 f"folder that reads it to the sources"
@@ -279,7 +290,11 @@ def compare(
 
 
 def _default_cell(read: EnvRead) -> str:
-    return f"`{read.default}`" if read.default_kind == LITERAL_DEFAULT else "(unset)"
+    if read.default_kind == LITERAL_DEFAULT:
+        return f"`{read.default}`"
+    if read.default_kind == NONLITERAL_DEFAULT:
+        return f"`{read.default}` (computed)"
+    return "(unset)"
 
 
 def _check_default(
@@ -297,11 +312,11 @@ def _check_default(
     if read.default_kind == NONLITERAL_DEFAULT:
         report.unverifiable.append(record)
         return
-    if read.default_kind != LITERAL_DEFAULT:
+    if read.default_kind != LITERAL_DEFAULT or not row.compare_default:
         return
     documented = row.default_value
     code = read.default or ""
-    if documented == code or (documented is None and code == ""):
+    if (documented is None and code == "") or (documented is not None and values_equal(code, documented)):
         return
     report.mismatches.append(record)
     findings.append(
@@ -310,7 +325,7 @@ def _check_default(
             name,
             read.file,
             read.line,
-            f"{name} defaults to {code!r} here but {doc_display}:{row.line} says {row.default or '(empty)'!r}: "
+            f"{name} defaults to {code!r} here but {row.file or doc_display}:{row.line} says {row.default or '(empty)'!r}: "
             f"make the code and the row agree",
             f"code {code!r}, doc {row.default or '(empty)'!r} (line {row.line})",
         )

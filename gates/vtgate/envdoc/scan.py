@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import io
 import multiprocessing
 import os
+import re
 import threading
+import tokenize
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 from vtgate.envdoc.cscan import C_SUFFIXES, scan_c_text
@@ -38,6 +42,11 @@ def _is_skipped_dir(directory: Path, name: str) -> bool:
         or name.endswith(".egg-info")
         or (directory / name / "pyvenv.cfg").is_file()
     )
+
+
+def path_matches(relpath: str, patterns: Sequence[str]) -> bool:
+    """Does ``relpath`` match one of the globs (``*`` crosses ``/``; ``dir/`` = below dir)?"""
+    return _matches(relpath, patterns)
 
 
 def _matches(relpath: str, patterns: Sequence[str]) -> bool:
@@ -103,8 +112,57 @@ def scan_file(path: Path, shown: str, wrappers: Sequence[WrapperSpec], words: Se
     if is_python:
         if not any(word in text for word in words):
             return FileScan(file=shown)
-        return scan_python_text(text, shown, wrappers)
-    return scan_c_text(text, shown, wrappers)
+        result = scan_python_text(text, shown, wrappers)
+    else:
+        result = scan_c_text(text, shown, wrappers)
+    if SUPPRESS_WORD in text:
+        result.suppressions, result.bad_suppressions = find_suppressions(text, python=is_python)
+    return result
+
+
+SUPPRESS_WORD = "envdoc-ignore"
+_SUPPRESSION = re.compile(r"(?:#|//|/\*)\s*vtgate:\s*envdoc-ignore(?:\[(?P<reason>[^\]]*)\])?")
+
+
+def find_suppressions(text: str, python: bool = True) -> tuple[dict[int, str], list[int]]:
+    """``# vtgate: envdoc-ignore[reason]`` (or ``//``, ``/*``) in a comment silences the reads on its
+    line, or on the next line when the comment stands alone. Returns line -> reason, and the lines of
+    markers that give no reason (an error: say why the read needs no doc row). A marker inside a
+    string literal is not a comment and does nothing."""
+    silenced: dict[int, str] = {}
+    bad: list[int] = []
+    lines = text.splitlines()
+    for number, column, comment in _comments(text, lines, python):
+        match = _SUPPRESSION.search(comment)
+        if match is None:
+            continue
+        reason = (match["reason"] or "").strip()
+        if not reason:
+            bad.append(number)
+            continue
+        silenced[number] = reason
+        if not lines[number - 1][:column].strip():
+            silenced.setdefault(number + 1, reason)
+    return silenced, bad
+
+
+def _comments(text: str, lines: list[str], python: bool) -> Iterator[tuple[int, int, str]]:
+    """(line, column, text) of each comment that mentions the marker."""
+    if python:
+        try:
+            for token in tokenize.generate_tokens(io.StringIO(text).readline):
+                if token.type == tokenize.COMMENT and SUPPRESS_WORD in token.string:
+                    yield token.start[0], token.start[1], token.string
+        except (tokenize.TokenError, SyntaxError):
+            return
+        return
+    for number, line in enumerate(lines, start=1):
+        at = line.find(SUPPRESS_WORD)
+        if at < 0:
+            continue
+        start = max(line.rfind("//", 0, at), line.rfind("/*", 0, at))
+        if start >= 0 and line[:start].count('"') % 2 == 0:  # not inside a string literal
+            yield number, start, line[start:]
 
 
 def _scan_chunk(
@@ -141,20 +199,82 @@ def scan_all(
     return results
 
 
-def resolve_wrapper_calls(scans: Sequence[FileScan], wrappers: Sequence[WrapperSpec]) -> list[EnvRead]:
+def expand_re_exports(
+    qualified: tuple[str, ...],
+    re_exports: dict[tuple[str, ...], tuple[str, ...]],
+    by_suffix: dict[tuple[str, ...], tuple[str, ...]] | None = None,
+) -> tuple[str, ...]:
+    """``pkg.flag`` -> ``pkg.utils.env.flag`` when ``pkg/__init__.py`` re-exports it (followed
+    through chains of re-exports, at most 8 steps)."""
+    for _ in range(8):
+        for cut in range(len(qualified), 0, -1):
+            target = re_exports.get(qualified[:cut]) or (by_suffix or {}).get(qualified[:cut])
+            if target is not None and target != qualified[:cut]:
+                qualified = (*target, *qualified[cut:])
+                break
+        else:
+            return qualified
+    return qualified
+
+
+def _suffix_lookup(re_exports: dict[tuple[str, ...], tuple[str, ...]]) -> dict[tuple[str, ...], tuple[str, ...]]:
+    """The re-exports keyed also by their trailing components (at least two), so that
+    ``accelerate.state.flag`` finds the key of ``src/accelerate/state.py`` (a src/ layout); when
+    two keys share a suffix with different targets, neither is used for it."""
+    table: dict[tuple[str, ...], tuple[str, ...] | None] = {}
+    for key, target in re_exports.items():
+        for start in range(1, len(key) - 1):
+            suffix = key[start:]
+            table[suffix] = target if suffix not in table or table[suffix] == target else None
+    return {key: target for key, target in table.items() if target is not None}
+
+
+def resolve_wrapper_calls(
+    scans: Sequence[FileScan], wrappers: Sequence[WrapperSpec], notes: list[str] | None = None
+) -> list[EnvRead]:
     """Turn wrapper calls into reads, using the wrappers' definitions (any file) to place keyword
-    arguments and to supply a parameter's own default when a call leaves it out."""
+    arguments and to supply a parameter's own default when a call leaves it out. A call whose callee
+    only matches after following re-exports (``pkg.flag`` for ``pkg.utils.env.flag``) counts; calls
+    of a same-named function that still match no spec are counted in ``notes``."""
     specs = {spec.text: spec for spec in wrappers}
     defs: dict[str, list[WrapperDef]] = {}
+    re_exports: dict[tuple[str, ...], tuple[str, ...]] = {}
     for scan in scans:
+        re_exports.update(scan.re_exports)
         for definition in scan.wrapper_defs:
             defs.setdefault(definition.spec, []).append(definition)
+    by_suffix = _suffix_lookup(re_exports)
     reads: list[EnvRead] = []
+    unmatched: dict[str, list[str]] = {}
     for scan in scans:
         for call in scan.wrapper_calls:
-            spec = specs[call.spec]
+            spec = specs.get(call.spec)
+            if spec is None:
+                expanded = expand_re_exports(call.qualified, re_exports, by_suffix)
+                spec = next((candidate for candidate in wrappers if candidate.matches(expanded)), None)
+                if spec is None:
+                    unmatched.setdefault(call.qualified[-1], []).append(f"{call.file}:{call.line}")
+                    continue
+                call = replace(call, spec=spec.text, form=f"wrapper {spec.text}")
             reads.extend(_resolve_call(call, spec, defs.get(call.spec, [])))
+    for scan in scans:
+        for name, line in scan.other_calls:
+            unmatched.setdefault(name, []).append(f"{scan.file}:{line}")
+    if notes is not None:
+        for spec in wrappers:
+            missed = unmatched.get(spec.dotted[-1], []) if len(spec.dotted) > 1 else []
+            if missed:
+                notes.append(
+                    f"wrapper {spec.text}: {len(missed)} other call(s) of a function named {spec.dotted[-1]} do not "
+                    f"resolve to it and were not read (first: {min(missed, key=_location_key)}); the bare name "
+                    f"({spec.dotted[-1]}:{spec.position}) would read them"
+                )
     return reads
+
+
+def _location_key(where: str) -> tuple[str, int]:
+    file, _, line = where.rpartition(":")
+    return file, int(line) if line.isdigit() else 0
 
 
 def _param(definitions: Sequence[WrapperDef], position: int) -> list[str]:
@@ -166,12 +286,16 @@ def _resolve_call(call: WrapperCall, spec: WrapperSpec, definitions: Sequence[Wr
     name: Expr | None = None
     if spec.position < len(call.args) and None not in call.args[: spec.position + 1]:
         name = call.args[spec.position]
+        if spec.position < len(call.arg_lines):
+            call = replace(call, line=call.arg_lines[spec.position])
     else:
         for keyword in (*_param(definitions, spec.position), *NAME_KEYWORDS):
             if keyword in kwargs:
                 name = kwargs[keyword]
                 break
     if name is None:
+        if None not in call.args and not call.has_double_star:
+            return []  # the name parameter is optional and this call leaves it out: nothing is read
         name = Expr(static=None, prefix="")
     default: Expr | None = None
     position = spec.default_position
