@@ -15,7 +15,7 @@ from rich.text import Text
 from vtgate.app import app
 from vtgate.envdoc import EnvdocConfig, EnvdocError, EnvdocNothingToCheck, EnvdocReport, run_envdoc
 from vtgate.exitcodes import ExitCode
-from vtgate.output import print_table, problem, say, write_json
+from vtgate.output import console, write_json
 
 KIND_LABEL = {
     "incomplete": "not scanned",
