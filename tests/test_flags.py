@@ -36,6 +36,10 @@ class Shared:
     repeatable: bool = False
 
 
+# vtgate envdoc takes these single-value flags as lists so that a repeated one is exit 2 with a message
+# (tests/envdoc) instead of click's silent "last one wins"; they are still single-value flags.
+REJECTS_REPEATS = {("vtgate envdoc", "--root"), ("vtgate envdoc", "--json"), ("vtgate envdoc", "--jobs")}
+
 SHARED = {
     "--root": Shared(frozenset({"--root"}), False, help_starts="Tree whose code is under test"),
     "--gate": Shared(frozenset({"--gate", "-g"}), False, help_ends="(repeatable).", repeatable=True),
@@ -77,6 +81,9 @@ def test_a_shared_flag_is_spelled_and_explained_the_same_everywhere(flag: str) -
         assert help_text.endswith(want.help_ends), f"{where}: {flag} help {help_text!r}"
         if want.metavar:
             assert option.metavar == want.metavar, f"{where}: {flag} metavar {option.metavar!r}"
+        if (where, flag) in REJECTS_REPEATS:  # collected as a list only to refuse a second value (exit 2)
+            assert option.multiple and not want.repeatable, f"{where}: {flag}"
+            continue
         assert option.multiple == want.repeatable, f"{where}: {flag} repeatable={option.multiple}"
 
 

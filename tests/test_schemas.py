@@ -167,7 +167,7 @@ import os
 
 threads = os.environ.get("VT_THREADS", "2")
 fresh = os.environ.get("VT_FRESH")
-arm = os.environ.get("VT_ARM_" + "FMA".lower())
+arm = os.environ.get("VT_ARM_" + arm_name())
 broken = os.environ.get(name_from_elsewhere())
 """
 

@@ -59,9 +59,13 @@ def test_budget_samples_reproducibly(blessed) -> None:
 
 
 def test_confirmed_equivalents_are_never_counted_and_need_a_reason(blessed) -> None:
-    _, report = code_json(blessed)
+    done, report = code_json(blessed)
     survivors = [m for m in report["mutants"] if m["status"] in ("survived", "possibly-equivalent")]
     assert survivors, "the mutfake suite leaves at least one mutant alive"
+    assert done.returncode == 1 and report["min_score"] == 1.0 and report["score"] < 1.0
+    floor = report["score"]
+    done, again = code_json(blessed, "--min-score", str(floor))  # CI's floor: the score may not drop
+    assert done.returncode == 0 and again["ok"] is True and again["evaluated"] == 0
     target = survivors[0]
     ledger = blessed.root / "goldens" / "mutations" / "equivalent.toml"
     ledger.parent.mkdir(parents=True, exist_ok=True)
@@ -85,6 +89,8 @@ def test_a_scope_that_matches_no_code_is_exit_2(blessed) -> None:
     done = blessed.vtgate("mutate", "--budget", "3")
     assert done.returncode == 2
     assert "go with --code" in done.stderr
+    done = blessed.vtgate("mutate", "--code", "--min-score", "0")
+    assert done.returncode == 2  # the empty scope still wins
 
 
 def test_only_gates_whose_probes_reach_the_mutated_line_run(blessed) -> None:
@@ -97,3 +103,20 @@ def test_only_gates_whose_probes_reach_the_mutated_line_run(blessed) -> None:
     assert in_stream and all(len(m["gates_run"]) >= 1 for m in in_stream)
     assert not any("dispatch-vs-scalar" in m["gates_run"] or "draft-band" in m["gates_run"] for m in in_stream
                    if m["status"] == "survived")
+
+
+def test_the_json_report_matches_its_schema(blessed) -> None:
+    from pathlib import Path
+
+    import jsonschema
+    schema_path = Path(__file__).resolve().parents[2] / "docs" / "schemas" / "mutate-code.schema.json"
+    schema = json.loads(schema_path.read_text())
+    _, report = code_json(blessed, "--operator", "index-shift")
+    jsonschema.validate(report, schema)
+    renamed = dict(report, scores=report.pop("score"))
+    try:
+        jsonschema.validate(renamed, schema)
+    except jsonschema.ValidationError:
+        pass
+    else:
+        raise AssertionError("a renamed field must not validate")

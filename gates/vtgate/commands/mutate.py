@@ -46,6 +46,9 @@ def mutate(
     seed: int = typer.Option(0, "--seed", help="With --code: the sample's seed."),
     operator: list[str] = typer.Option(None, "--operator", help="With --code: only this operator (repeatable)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="With --code: judge every mutant afresh."),
+    min_score: float = typer.Option(1.0, "--min-score", min=0.0, max=1.0,
+                                    help="With --code: exit 0 when the mutation score is at least this (default 1.0: "
+                                         "every non-equivalent mutant killed)."),
 ) -> int:
     """Prove every pin can fail: the kill matrix of declared mutations and built-in controls."""
     previous = signal.signal(signal.SIGTERM, _terminate)
@@ -53,15 +56,16 @@ def mutate(
         loaded = load_suite(suite)
         if root is not None and not root.is_dir():
             raise SuiteError(f"--root {root}: no such directory")
-        if not code and (budget is not None or operator or no_cache):
-            raise SuiteError("--budget, --operator and --no-cache go with --code")
+        if not code and (budget is not None or operator or no_cache or min_score != 1.0):
+            raise SuiteError("--budget, --operator, --min-score and --no-cache go with --code")
         if code:
             if mutation or no_auto:
                 raise SuiteError("--code judges generated mutants: it takes no --mutation or --no-auto")
             wanted = progress_wanted(json_to_stdout=json_path == "-", quiet=quiet)
             with live_progress(console, wanted, "mutants") as progress:
                 code_report = run_code_mutants(loaded, root=root, select=gate or None, keyword=keyword, jobs=jobs,
-                                               budget=budget, seed=seed, operators=operator or None,
+                                               budget=budget, seed=seed, min_score=min_score,
+                                               operators=operator or None,
                                                use_cache=not no_cache, isolate_env=isolate_env or None,
                                                progress=progress)
             if not code_report.verdicts:

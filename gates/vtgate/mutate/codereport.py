@@ -53,12 +53,13 @@ def render_code(report: CodeReport, console: Console) -> None:
     score = report.score
     shown = "n/a" if score is None else f"{score:.1%}"
     cached = len(report.verdicts) - report.evaluated - report.count("equivalent")
-    headline = ("ok", "green") if report.exit_code == 0 else ("survivors", "bold red")
+    headline = ("ok", "green") if report.exit_code == 0 else ("below the minimum score", "bold red")
     say(headline, f": mutation score {shown} ({report.killed} killed of {report.non_equivalent} non-equivalent; "
         f"{report.count('survived')} survived, {report.count('possibly-equivalent')} possibly equivalent, "
         f"{report.count('equivalent')} equivalent per the ledger); {len(report.verdicts)} of {report.generated} "
         f"generated mutants" + (f" (budget {report.budget}, seed {report.seed})" if report.budget is not None else "")
-        + f"; {report.evaluated} evaluated, {max(cached, 0)} from the cache, in {report.seconds:.1f} s", to=console)
+        + f"; minimum {report.min_score:.0%}; {report.evaluated} evaluated, {max(cached, 0)} from the cache, "
+        f"in {report.seconds:.1f} s", to=console)
 
 
 def write_code_json(report: CodeReport, destination: str) -> None:

@@ -110,6 +110,7 @@ class CodeReport:
     budget: int | None
     seed: int
     ledger: str
+    min_score: float = 1.0
     evaluated: int = 0
     by_status: dict[str, int] = field(default_factory=dict)
 
@@ -134,7 +135,8 @@ class CodeReport:
             return ExitCode.NOTHING
         if self.count("error"):
             return ExitCode.INTERNAL
-        return ExitCode.OK if self.count("survived", "possibly-equivalent") == 0 else ExitCode.RED
+        score = self.score
+        return ExitCode.OK if score is None or score >= self.min_score else ExitCode.RED
 
     def table(self, attribute: str) -> dict[str, dict[str, int]]:
         """Per file or per operator: mutants, killed, survived, possibly equivalent, equivalent."""
@@ -150,7 +152,8 @@ class CodeReport:
 
     def to_json(self) -> dict[str, Any]:
         score = self.score
-        return {"schema": 1, "kind": "code", "ok": self.exit_code == ExitCode.OK, "generated": self.generated,
+        return {"schema": 1, "kind": "code", "ok": self.exit_code == ExitCode.OK, "min_score": self.min_score,
+                "generated": self.generated,
                 "sampled": len(self.verdicts), "budget": self.budget, "seed": self.seed,
                 "killed": self.killed, "non_equivalent": self.non_equivalent,
                 "score": None if score is None else round(score, 4),
@@ -407,6 +410,7 @@ def run_code_mutants(
     jobs: int | None = None,
     budget: int | None = None,
     seed: int = 0,
+    min_score: float = 1.0,
     operators: Sequence[str] | None = None,
     use_cache: bool = True,
     use_coverage: bool = True,
@@ -430,7 +434,7 @@ def run_code_mutants(
     ledger = load_ledger(ledger_path)
     chosen = sample(mutants, budget, seed)
     specs = select_gates(suite, list(select) if select else None, keyword)
-    report = CodeReport(suite, len(mutants), [], (), 0.0, budget, seed, str(ledger_path))
+    report = CodeReport(suite, len(mutants), [], (), 0.0, budget, seed, str(ledger_path), min_score)
     if not specs or not chosen:
         report.seconds = time.perf_counter() - started
         return report
