@@ -31,8 +31,10 @@ def gemv_bf16_dot(x: np.ndarray, w_t: np.ndarray) -> np.ndarray:
 
 
 def gemv_blas(x: np.ndarray, w_t: np.ndarray) -> np.ndarray:
-    """BLAS sgemm/sgemv: blocked, vectorized, order depends on M and BLAS threads (breaks batch and
-    thread invariance on purpose)."""
+    """BLAS sgemm/sgemv: whatever order the BLAS build, the CPU and its thread count
+    (OPENBLAS_NUM_THREADS) choose. Often blocked and vectorized, so batch and thread invariance
+    break; but a BLAS may also add in the default's order, so it is not *promised* to differ in bits:
+    only to stay within rounding distance of the default."""
     return x @ w_t
 
 
@@ -58,7 +60,7 @@ class Linear:
     def __call__(self, x: np.ndarray, w_t: np.ndarray) -> np.ndarray:
         assert w_t.flags.c_contiguous and x.shape[1] == w_t.shape[0], "weights must be [K, N], C-contiguous"
         if self.arm == "blas":  # BLAS blocks and threads on its own: no chunks, no column split
-            return x @ w_t
+            return self.kernel(x, w_t)
         m, (k, n) = x.shape[0], w_t.shape
         rows = max(1, self.MAX_PRODUCT_ELEMENTS // (k * n))
         if m <= rows:

@@ -12,6 +12,8 @@ import sys
 import tarfile
 from pathlib import Path
 
+import pytest
+
 VTGATE = str(Path(sys.executable).parent / "vtgate")
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -53,6 +55,7 @@ def copy_engine(target: Path) -> None:
         tar.extractall(target, filter="data") if sys.version_info >= (3, 12) else tar.extractall(target)  # noqa: S202
 
 
+@pytest.mark.slow
 def test_fma_and_masked_bfdot_default_flips_are_both_named_with_evidence(make_history, kit, vtbisect, tmp_path):
     repo = make_history("engine-history")
     copy_engine(repo.path)

@@ -5,7 +5,6 @@ other than the tree under --root."""
 from __future__ import annotations
 
 import shutil
-import time
 
 from vtgate.checkrun import run_check
 from vtgate.treehash import source_tree_hash
@@ -64,17 +63,23 @@ def test_extra_env_reaches_every_run_under_the_gate_pin(project) -> None:
 
 
 def test_independent_runs_go_in_parallel(project) -> None:
+    # a barrier, not a stopwatch: each run checks in, then waits until all four have checked in; run
+    # one after another, the first would wait alone and report n = 1 (red) when its patience runs out
+    barrier = project.root / "barrier"
+    barrier.mkdir()
+    script = project.root / "barrier.sh"
+    script.write_text(
+        f'touch "{barrier}/$1"\ni=0\n'
+        f'while [ "$(ls "{barrier}" | wc -l)" -lt 4 ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done\n'
+        f'printf \'{{"counters": {{"n": %d}}}}\\n\' "$(ls "{barrier}" | wc -l)"\n')
     gates = "".join(
-        f'[[gate]]\nname = "h{i}"\nkind = "band"\nprobe = {{ cmd = ["sh", "-c", "sleep 1; echo \'{{\\"counters\\": {{\\"n\\": {i}}}}}\'"] }}\n'
-        "bands = { n = [0, 9] }\n\n"
+        f'[[gate]]\nname = "h{i}"\nkind = "band"\nprobe = {{ cmd = ["sh", "{script}", "h{i}"] }}\n'
+        "bands = { n = [4, 4] }\n\n"
         for i in range(4)
     )
     project.write_suite(gates, header="")
-    started = time.monotonic()
     report = run_check(project.suite(), jobs=4)
-    parallel = time.monotonic() - started
-    assert [g.status for g in report.gates] == ["green"] * 4
-    assert parallel < 3.0  # four 1-second runs; sequential would take 4 s
+    assert [(g.status, g.summary) for g in report.gates] == [("green", "1/1 in band: n 4 in [4, 4]")] * 4
 
 
 def test_stale_guard_errors_when_the_probe_ran_other_code(project, tmp_path_factory) -> None:

@@ -8,11 +8,19 @@ import os
 import subprocess
 import sys
 
-from numpy._core import _multiarray_umath as umath
+import pytest
+
+try:  # NumPy 2 moved the private core module; the floor (1.x) still has the old name
+    from numpy._core import _multiarray_umath as umath
+except ImportError:
+    from numpy.core import _multiarray_umath as umath
 
 CHILD = """
 import json
-from numpy._core import _multiarray_umath as umath
+try:
+    from numpy._core import _multiarray_umath as umath
+except ImportError:
+    from numpy.core import _multiarray_umath as umath
 from vtengine import probes
 gen = probes.generate("hello", 6)
 tf = probes.teacher_forced("The cache", " is paged", 8)
@@ -34,7 +42,8 @@ def run_child(extra_env: dict[str, str]) -> dict:
 
 def test_digests_are_identical_with_simd_dispatch_disabled() -> None:
     available = [f for f in umath.__cpu_dispatch__ if umath.__cpu_features__.get(f)]
-    assert available, "this CPU has no dispatchable SIMD target to switch off"
+    if not available:  # what the CPU has decides whether there is anything to compare; never assert it
+        pytest.skip("this CPU has none of NumPy's dispatchable SIMD targets: its digests already are the baseline's")
     normal = run_child({})
     reduced = run_child({"NPY_DISABLE_CPU_FEATURES": " ".join(available)})
     assert all(normal["features"][f] for f in available)

@@ -312,9 +312,10 @@ def _covered_lines(key: ProbeKey, root: Path, suite: Suite, ambient: AmbientEnv,
         return None
     data_file = folder / hashlib.sha256(repr(key).encode()).hexdigest()[:16]
     includes = [str((root / p).resolve() / "*") if (root / p).is_dir() else str((root / p).resolve()) for p in paths]
-    argv = [sys.executable, "-m", "coverage", "run", f"--data-file={data_file}", f"--include={','.join(includes)}",
+    argv = [sys.executable, "-m", "coverage", "run", f"--include={','.join(includes)}",
             "-m", "vtgate.probe_entry", key.probe.callable, "--args", key.args_json]
     env = probe_environment(key, root, suite.settings, ambient)
+    env["COVERAGE_FILE"] = str(data_file)  # (not --data-file: coverage 7.2, the floor, predates it)
     scratch = folder / f"{data_file.name}.root"
     scratch.mkdir()
     for name, value in extra_env.items():  # {root}: an empty folder, so cache-miss code runs and counts
