@@ -215,7 +215,7 @@ def _golden(spec: GateSpec, pin: Mapping[str, Any], observations: Mapping[str, M
     mode = spec.options.get("mode", "strict")
     name = spec.name
     controls: list[Control] = []
-    if mode == "strict":
+    if mode in ("strict", "logits"):  # a logits golden compares tokens too: a swapped token is a divergence
         controls.append(Control(f"{name}:swap-low-margin", _swap(spec, pin, [low], "low margin"), "red"))
         if high != low:
             controls.append(Control(f"{name}:swap-high-margin", _swap(spec, pin, [high], "high margin"), "red"))
