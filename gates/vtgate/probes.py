@@ -86,10 +86,21 @@ class AmbientEnv:
         return {name: value for name, value in self.values.items() if name not in own}
 
 
-def _argv(key: ProbeKey) -> list[str]:
+PYTHON_PLACEHOLDER = "{python}"
+
+
+def interpreter(settings: SuiteSettings) -> str:
+    """The interpreter probes run under: ``[suite] python`` if set, else the one vtgate runs under."""
+    return settings.python or sys.executable
+
+
+def _argv(key: ProbeKey, settings: SuiteSettings) -> list[str]:
+    """A callable probe runs under the probe interpreter; in a command probe, ``{python}`` (anywhere in
+    an argument) is replaced by that interpreter's path."""
+    python = interpreter(settings)
     if key.probe.callable is not None:
-        return [sys.executable, "-m", "vtgate.probe_entry", key.probe.callable, "--args", key.args_json]
-    return list(key.probe.cmd or ())
+        return [python, "-m", "vtgate.probe_entry", key.probe.callable, "--args", key.args_json]
+    return [part.replace(PYTHON_PLACEHOLDER, python) for part in key.probe.cmd or ()]
 
 
 def probe_environment(key: ProbeKey, root: Path, settings: SuiteSettings,
@@ -107,6 +118,8 @@ def probe_environment(key: ProbeKey, root: Path, settings: SuiteSettings,
     entries = [str(root / entry) for entry in settings.pythonpath]
     if env.get("PYTHONPATH"):
         entries.append(env["PYTHONPATH"])
+    if settings.python and key.probe.callable is not None:
+        entries.append(str(Path(__file__).resolve().parent.parent))  # vtgate.probe_entry for another interpreter
     if entries:
         env["PYTHONPATH"] = os.pathsep.join(entries)
     env.setdefault("PYTHONHASHSEED", "0")
@@ -128,7 +141,7 @@ def run_one(key: ProbeKey, root: Path, settings: SuiteSettings, timeout: float, 
     children = children or ChildProcesses()
     started = time.perf_counter()
     try:
-        process = children.start(_argv(key), cwd=root, env=probe_environment(key, root, settings, ambient))
+        process = children.start(_argv(key, settings), cwd=root, env=probe_environment(key, root, settings, ambient))
     except OSError as error:
         return ProbeResult(key, None, f"probe {key.probe} could not start: {error}", "probe", 0.0)
     stdout, stderr, timed_out = children.communicate(process, timeout)

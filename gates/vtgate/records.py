@@ -104,6 +104,7 @@ class SuiteSettings:
     timeout: float = 120.0
     knob_prefixes: tuple[str, ...] = ("VT_",)  # ambient knobs: names with these prefixes (plus those the suite names)
     isolate_env: bool = False  # run probes without the ambient knobs of the caller's shell
+    python: str | None = None  # absolute interpreter for probes ([suite] python, resolved in the user's checkout)
 
 
 @dataclass(frozen=True)
