@@ -162,15 +162,18 @@ def evaluate(spec: GateSpec, pin: Mapping[str, Any], observation: Mapping[str, A
     cases = Cases(total - len(failing), len(failing), tuple(f"pos-{i}" for i in failing))
     shown_measured = {"steps": steps, **({"tokens": tokens} if tokens is not None else {})}
     shown_pinned = {"steps": golden_steps, **({"tokens": golden_tokens} if golden_tokens is not None else {})}
+    limit = "" if agree_ok else f" [required: {math.ceil(float(minimum) * total)}]"
+    agree_text += limit
     worst = max(known, key=lambda d: d.max_abs, default=None)
     worst_at = diffs.index(worst) if worst is not None else None
     if not failing:
-        size = (f": max abs {_g(worst.max_abs)} at step {worst_at}, max rel {_g(worst.max_rel)}"
-                if worst is not None and tolerant(spec.options) else "")
+        size = ""
+        if worst is not None and tolerant(spec.options):
+            at = f" at step {worst_at}" if worst.max_abs else ""
+            size = f": max abs {_g(worst.max_abs)}{at}, max rel {_g(max(d.max_rel for d in known))}"
         head = (f"{total}/{total} steps bit-identical" if tolerance == "exact"
                 else f"{total}/{total} steps within {tolerance}{size}")
-        limit = "" if agree_ok else f" [required: {math.ceil(float(minimum) * total)}]"
-        return Verdict(passed, f"{head}; {agree_text}{limit}{length_note}", shown_measured, shown_pinned, cases)
+        return Verdict(passed, f"{head}; {agree_text}{length_note}", shown_measured, shown_pinned, cases)
     first = failing[0]
     here = diffs[first] if first < len(diffs) else None
     parts = []
