@@ -105,3 +105,15 @@ def test_transformers_adapters_return_valid_observations() -> None:
     forced = teacher_forced(model, "hello", " world", tokenizer=_CharTokenizer())
     assert len(forced["tokens"]) == len(" world")
     assert all(m >= 0 for m in forced["margins"])
+
+
+def test_a_probe_callable_returning_a_wrong_type_is_reported_naming_the_field(project) -> None:
+    (project.root / "badprobes.py").write_text(
+        "def wrong():\n    return {'tokens': [1, 'two'], 'counters': {'hits': 1.5}}\n")
+    project.write_suite('[[gate]]\nname = "g"\nkind = "golden"\nprobe = "badprobes:wrong"\n',
+                        header='[suite]\npythonpath = ["."]\ntimeout = 60\n')
+    done = project.vtgate("bless", "g", "--reason", "first")
+    assert done.returncode == 3
+    error = done.stderr
+    assert "tokens[1] = 'two': tokens must be a list of int (token ids)" in error
+    assert "counters['hits'] = 1.5: counters must be an object of name -> int" in error
