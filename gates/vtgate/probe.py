@@ -12,15 +12,19 @@ Digest conventions (what a logits golden pins):
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import platform
 import sys
-from collections.abc import Mapping, Sequence
+import traceback
+from collections.abc import Callable, Mapping, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from vtgate.observations import observation_problems
 from vtgate.treehash import source_tree_hash
 
 DEFAULT_TOP_K = 20  # per-step (token id, logit) pairs kept for tolerant logits goldens
@@ -145,6 +149,32 @@ def observation(tokens: Any, logits: Any, *, top_k: int = DEFAULT_TOP_K, engine:
         },
         "meta": {**build_meta(engine=engine, model=model, source_tree=source_tree, knobs=knobs), **dict(meta or {})},
     }
+
+
+def serve(function: Callable[..., Any]) -> int:
+    """The worker side of ``probe = { cmd = [...], worker = true }`` (vtgate.workers): for each line
+    ``{"args": {...}}`` on stdin, call ``function(**args)`` and print its observation as one JSON line
+    (a ``(tokens, logits)`` pair goes through ``observation``). A call that fails, or returns a field
+    of the wrong type, answers ``{"vtgate_error": "..."}`` and the worker serves on; it exits when
+    stdin closes. Whatever the function prints goes to stderr, so stdout carries only answers."""
+    sys.stdout.flush()
+    answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            request = json.loads(line)
+            result = function(**request.get("args", {}))
+            if isinstance(result, tuple) and len(result) == 2:
+                result = observation(*result)
+            problems = observation_problems(result)
+            text = json.dumps({"vtgate_error": "; ".join(problems)} if problems else result, allow_nan=False)
+        except Exception:  # noqa: BLE001 - reported to vtgate as this run's error; the worker serves on
+            text = json.dumps({"vtgate_error": traceback.format_exc(limit=5).strip()})
+        answers.write(text + "\n")
+        answers.flush()
+    return 0
 
 
 # -- transformers adapters (torch imported here only) --------------------------------------------------

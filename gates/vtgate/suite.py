@@ -333,10 +333,16 @@ def _probe(raw: Any, default: ProbeRef | None, bad: Any) -> ProbeRef | None:
         return ProbeRef(callable=raw)
     if isinstance(raw, Mapping):
         cmd = raw.get("cmd")
-        if set(raw) != {"cmd"} or not (isinstance(cmd, list) and cmd and all(isinstance(c, str) for c in cmd)):
-            bad('probe = { cmd = ["prog", "arg", ...] } (a non-empty list of strings, and nothing else)')
+        if not set(raw) <= {"cmd", "worker"} or not (isinstance(cmd, list) and cmd and all(isinstance(c, str) for c in cmd)):
+            bad('probe = { cmd = ["prog", "arg", ...] } (a non-empty list of strings; worker = true for a '
+                "persistent worker, and nothing else)")
             return None
-        return ProbeRef(cmd=tuple(cmd))
+        worker = raw.get("worker", False)
+        if not isinstance(worker, bool):
+            bad("probe worker must be true or false (true: one persistent process answers every run, "
+                "line-delimited JSON, docs/own-engine.md)")
+            return None
+        return ProbeRef(cmd=tuple(cmd), worker=worker)
     bad('probe must be "module:function" or { cmd = [...] }')
     return None
 

@@ -72,6 +72,29 @@ def main(argv: list[str]) -> int:
                 {"name": "fast-exp", "knob": "TINY_FAST_EXP", "default": False}]
         print(json.dumps({"arms": arms}))
         return 0
+    if argv[:1] == ["serve"]:  # a persistent worker: one process answers many runs
+        from vtgate.probe import observation, serve
+        from vtgate.treehash import source_tree_hash
+
+        loaded = source_tree_hash(Path(__file__).resolve().parent)  # the code this worker runs, hashed once
+
+        with open("starts.log", "a", encoding="utf-8") as log:
+            log.write(f"{os.getpid()}\n")
+        if "--crash-on" in argv:
+            crash_on = argv[argv.index("--crash-on") + 1]
+        else:
+            crash_on = None
+
+        def answer(**args):
+            if args.get("prompt") == crash_on:
+                os._exit(9)
+            if args.get("prompt") == "raise":
+                raise ValueError("no such prompt")
+            tokens, rows = run(args)
+            return observation(tokens, np.stack(rows), engine="tinyengine", knobs=knobs(),
+                               meta={"source_tree_hash": loaded})
+
+        return serve(answer)
     args = json.loads(os.environ.get("VTGATE_PROBE_ARGS") or "{}")
     tokens, rows = run(args)
     if "--raw" in argv:
