@@ -300,7 +300,7 @@ def init(
         problem("init", f"{shown} already exists; nothing written. Move it away or pass --force to overwrite")
         return int(ExitCode.USAGE)
     try:
-        knobs, prefix = find_knobs(root, prefix)
+        knobs, knob_prefix = find_knobs(root, prefix)
     except EnvdocError as error:
         problem("init", f"scanning {root} for env reads failed: {error}")
         return int(ExitCode.USAGE)
@@ -312,18 +312,18 @@ def init(
 
         with tempfile.TemporaryDirectory(prefix="vtgate-init-") as scratch:
             (Path(scratch) / f"{PROBES_MODULE}.py").write_text(module_text, encoding="utf-8")
-            settings = SuiteSettings(pythonpath=(scratch, *paths), knob_prefixes=(prefix,) if prefix else ())
+            settings = SuiteSettings(pythonpath=(scratch, *paths), knob_prefixes=(knob_prefix,) if knob_prefix else ())
             say(f"measuring {len(knobs)} knobs ({', '.join(k.name for k in knobs) or 'none found'}) ...")
-            measured, error = measure(root, settings, knobs, {"prompt": prompt, "tokens": tokens}, 300.0)
-        if error is not None:
-            problem("init: the engine's generate probe failed", f"{error}\nnothing written; fix the engine "
+            measured, failure = measure(root, settings, knobs, {"prompt": prompt, "tokens": tokens}, 300.0)
+        if failure is not None:
+            problem("init: the engine's generate probe failed", f"{failure}\nnothing written; fix the engine "
                     "command (or pass --no-measure to write the suite without running it)")
             return int(ExitCode.INTERNAL)
-    suite = suite_text(prefix=prefix, pythonpath=paths, source_tree=source_tree, prompt=prompt, tokens=tokens,
+    suite = suite_text(prefix=knob_prefix, pythonpath=paths, source_tree=source_tree, prompt=prompt, tokens=tokens,
                        reference=reference, knobs=knobs, measured=measured)
     (root / DOC).parent.mkdir(parents=True, exist_ok=True)
     (root / f"{PROBES_MODULE}.py").write_text(module_text, encoding="utf-8")
-    (root / DOC).write_text(environment_text(knobs, measured, prefix), encoding="utf-8")
+    (root / DOC).write_text(environment_text(knobs, measured, knob_prefix), encoding="utf-8")
     (root / "vtgate.toml").write_text(suite, encoding="utf-8")
     for path in targets:
         say(f"wrote {path.relative_to(root)}")

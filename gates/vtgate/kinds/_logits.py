@@ -43,7 +43,7 @@ def step_digests(observation: Mapping[str, Any], spec: GateSpec) -> list[str]:
     cases = require(observation, "cases", spec)
     if not isinstance(cases, Mapping):
         raise GateError(f"gate '{spec.name}': 'cases' must map pos-N to each step's logits digest", "probe")
-    digests = []
+    digests: list[str] = []
     while f"pos-{len(digests)}" in cases:
         digests.append(str(cases[f"pos-{len(digests)}"]))
     if not digests:
@@ -156,13 +156,14 @@ def evaluate(spec: GateSpec, pin: Mapping[str, Any], observation: Mapping[str, A
     agree = sum(1 for d in known if d.top_k_agree)
     agree_text = f"top-{top_k} agree {agree}/{total}" if known else f"top-{top_k} not compared (no logits values)"
     minimum = spec.options.get("min_top_k_agree")
-    agree_ok = minimum is None or (known and agree >= math.ceil(float(minimum) * total))
+    required = None if minimum is None else math.ceil(float(minimum) * total)
+    agree_ok = required is None or (bool(known) and agree >= required)
     length_note = f"; {len(steps)} steps measured, golden {total}" if len(steps) != total else ""
     passed = not failing and bool(agree_ok) and len(steps) == total
     cases = Cases(total - len(failing), len(failing), tuple(f"pos-{i}" for i in failing))
     shown_measured = {"steps": steps, **({"tokens": tokens} if tokens is not None else {})}
     shown_pinned = {"steps": golden_steps, **({"tokens": golden_tokens} if golden_tokens is not None else {})}
-    limit = "" if agree_ok else f" [required: {math.ceil(float(minimum) * total)}]"
+    limit = "" if agree_ok else f" [required: {required}]"
     agree_text += limit
     worst = max(known, key=lambda d: d.max_abs, default=None)
     worst_at = diffs.index(worst) if worst is not None else None

@@ -392,10 +392,10 @@ def run_mutate(
         shared.stop(kill=True)
         scratch.close()
         raise
-    partial = _partial_reason(only, auto, len(declared) < every_declared)
-    vacuous = _vacuous(specs, baseline, results, controls_by_gate, whole_matrix=partial is None)
+    partial_reason = _partial_reason(only, auto, len(declared) < every_declared)
+    vacuous = _vacuous(specs, baseline, results, controls_by_gate, whole_matrix=partial_reason is None)
     return MutateReport(suite, root_path, tuple(specs), baseline, tuple(results), time.perf_counter() - started,
-                        shared.requested, shared.distinct, vacuous, partial=partial)
+                        shared.requested, shared.distinct, vacuous, partial=partial_reason)
 
 
 def _partial_reason(only: Sequence[str] | None, auto: bool, dropped: bool) -> str | None:
