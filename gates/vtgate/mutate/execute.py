@@ -13,7 +13,6 @@ mutation; an error (a crash, a stale copy) is never a kill."""
 from __future__ import annotations
 
 import json
-import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -35,7 +34,7 @@ from vtgate.kinds._common import is_missing, lookup
 from vtgate.mutate.controls import PinChange, PinOpError, apply_change, compile_pin_op, controls_for
 from vtgate.mutate.copies import Scratch, patched_files
 from vtgate.mutate.spec import ANY_GATE, ArmsSource, Mutation, load_declarations
-from vtgate.probes import ProbeKey, Progress, SharedRuns
+from vtgate.probes import ProbeKey, Progress, SharedRuns, interpreter
 from vtgate.records import GateSpec, ProbeRef, Suite
 from vtgate.suite import select_gates
 
@@ -190,8 +189,8 @@ class MutateReport:
 def read_arms(source: ArmsSource, suite: Suite, root: Path, shared: SharedRuns) -> list[dict[str, Any]]:
     """Ask the engine for its arm registry (through its own probe, with the tree's PYTHONPATH)."""
     probe = source.probe
-    if probe.cmd and probe.cmd[0] == "python":
-        probe = ProbeRef(cmd=(sys.executable, *probe.cmd[1:]))
+    if probe.cmd and probe.cmd[0] == "python":  # as {python}: the probe interpreter
+        probe = ProbeRef(cmd=(interpreter(suite.settings), *probe.cmd[1:]))
     key = ProbeKey(probe, "{}", (), str(root))
     result = shared.run_now(key, suite.settings.timeout)
     if result.error is not None or result.observation is None:
