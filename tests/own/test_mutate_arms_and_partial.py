@@ -136,3 +136,17 @@ def test_partial_runs_never_report_vacuity_they_did_not_measure(project) -> None
     assert code == 0, report
     done = project.vtgate("mutate", "-m", "threads")
     assert "partial run" in done.stderr and "vacuous pin" not in done.stderr
+
+
+def test_logits_goldens_get_negative_controls_at_their_tolerance(project) -> None:
+    project.write_suite(GATE + GATE.replace('"logits-exact"', '"logits-close"').replace(
+        'mode  = "logits"', 'mode  = "logits"\natol  = 1e-3'))
+    project.bless("logits-exact", "logits-close")
+    code, report = _mutate(project)
+    controls = {m["name"]: m for m in report["mutations"] if m["origin"] == "control"}
+    assert controls["logits-exact:step-digest"]["actual"] == {"logits-exact": "red"}
+    assert controls["logits-exact:swap-token"]["actual"] == {"logits-exact": "red"}
+    assert controls["logits-close:beyond-tolerance"]["actual"] == {"logits-close": "red"}
+    assert controls["logits-close:within-tolerance"]["actual"] == {"logits-close": "green"}
+    assert all(m["met"] for m in controls.values())
+    assert report["vacuous"] == [] and code == 0, report
