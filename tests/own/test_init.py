@@ -46,6 +46,8 @@ def test_init_for_a_command_engine_is_green_after_bless_and_has_teeth(project) -
     assert done.returncode == 1
     red = {g["name"] for g in report["gates"] if g["status"] == "red"}
     assert {"generate-strict", "generate-logits", "generate-logits-close"} <= red
+    done = project.vtgate("mutate", "-m", "TINY_FAST_EXP-1", "--no-auto")  # the declared knob mutation holds
+    assert done.returncode == 0, done.stderr
 
 
 def test_init_for_a_python_callable_is_green_after_bless(project) -> None:

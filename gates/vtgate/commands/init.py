@@ -9,6 +9,7 @@ file without ``--force`` (exit 2 naming it). Then ``vtgate bless --all --reason 
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -198,6 +199,14 @@ def suite_text(*, prefix: str | None, pythonpath: Sequence[str], source_tree: st
                  probe=generate, args=args, invariant_over={knob.name: list(result.values)})
     if prefix:
         gate("envdoc", "envdoc", f"every {prefix}* knob the source reads has a row in docs/ENVIRONMENT.md")
+    for knob in knobs:
+        result = measured.get(knob.name)
+        if result is not None and result.invariant is False:
+            value = result.values[-1]
+            lines.extend(["", f"# vtgate mutate: {knob.name}={value} was measured to change the logits, so the exact "
+                          "logits gate must go red under it", "[[mutation]]",
+                          f"name = {_toml(knob.name + '-' + re.sub(r'[^A-Za-z0-9_.-]', '-', value))}", 'kind = "env"',
+                          f"env = {_toml({knob.name: value})}", 'expect = { generate-logits = "red" }'])
     return "\n".join(lines) + "\n"
 
 
