@@ -1,7 +1,9 @@
 """The probe layer's execution half, shared by vtgate check, bless, mutate (and through ``vtgate check
 --json -``, vtbisect's gate mode): each distinct run (``ProbeKey``: probe, args, env, root) runs once
 in a pool of ``jobs`` workers (``SharedRuns``), each in its own subprocess (``vtgate.proctree``: own
-session, whole tree killed on timeout or interruption) with the env pin applied exactly as a user
+session, whole tree killed on timeout or interruption; a ``worker = true`` probe is answered by one
+persistent process per command, env and root instead, ``vtgate.workers``), under the probe
+interpreter (``[suite] python`` or vtgate's own, ``{python}`` in a command) with the env pin applied exactly as a user
 would set it, ``PYTHONPATH`` pointing at the code under test and cwd = root. The pool reports to one
 progress callback and records which ambient knobs of the caller's shell reached each run
 (``AmbientEnv``; ``--isolate-env`` withholds them). A crash, a timeout, or output that is not one
