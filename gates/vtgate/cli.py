@@ -8,6 +8,7 @@ from vtgate.clirun import run_app
 # Each import below registers one command on `app`; adding a command adds one line here.
 from vtgate.commands import bless, check, listing  # noqa: F401,E402  (vtgate check / bless / list)
 from vtgate.commands import envdoc as _envdoc  # noqa: F401,E402  (vtgate envdoc)
+from vtgate.commands import init as _init  # noqa: F401,E402  (vtgate init)
 from vtgate.commands import mutate as _mutate  # noqa: F401,E402  (vtgate mutate)
 
 

@@ -10,6 +10,8 @@ import json
 import os
 import sys
 
+from vtgate.observations import observation_problems
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vtgate.probe_entry")
@@ -23,6 +25,11 @@ def main(argv: list[str] | None = None) -> int:
     module = importlib.import_module(module_name)
     function = getattr(module, function_name)
     observation = function(**json.loads(options.args))
+    problems = observation_problems(observation) if isinstance(observation, dict) else []
+    if problems:  # a non-dict is reported by the probe layer ("printed JSON list, not an object")
+        for problem in problems:
+            print(f"probe {options.probe}: {problem}", file=sys.stderr)
+        return 3
     text = json.dumps(observation, allow_nan=False)
     sys.stdout.flush()
     with os.fdopen(real_stdout, "w", encoding="utf-8") as out:

@@ -1,7 +1,9 @@
 """The probe layer's execution half, shared by vtgate check, bless, mutate (and through ``vtgate check
 --json -``, vtbisect's gate mode): each distinct run (``ProbeKey``: probe, args, env, root) runs once
 in a pool of ``jobs`` workers (``SharedRuns``), each in its own subprocess (``vtgate.proctree``: own
-session, whole tree killed on timeout or interruption) with the env pin applied exactly as a user
+session, whole tree killed on timeout or interruption; a ``worker = true`` probe is answered by one
+persistent process per command, env and root instead, ``vtgate.workers``), under the probe
+interpreter (``[suite] python`` or vtgate's own, ``{python}`` in a command) with the env pin applied exactly as a user
 would set it, ``PYTHONPATH`` pointing at the code under test and cwd = root. The pool reports to one
 progress callback and records which ambient knobs of the caller's shell reached each run
 (``AmbientEnv``; ``--isolate-env`` withholds them). A crash, a timeout, or output that is not one
@@ -26,6 +28,7 @@ from vtgate.errors import ErrorKind
 from vtgate.proctree import ChildProcesses
 from vtgate.records import ProbeRef, ProbeRequest, SuiteSettings
 from vtgate.treehash import source_tree_hash
+from vtgate.workers import Workers
 
 STDERR_TAIL_LINES = 20
 
@@ -86,10 +89,21 @@ class AmbientEnv:
         return {name: value for name, value in self.values.items() if name not in own}
 
 
-def _argv(key: ProbeKey) -> list[str]:
+PYTHON_PLACEHOLDER = "{python}"
+
+
+def interpreter(settings: SuiteSettings) -> str:
+    """The interpreter probes run under: ``[suite] python`` if set, else the one vtgate runs under."""
+    return settings.python or sys.executable
+
+
+def _argv(key: ProbeKey, settings: SuiteSettings) -> list[str]:
+    """A callable probe runs under the probe interpreter; in a command probe, ``{python}`` (anywhere in
+    an argument) is replaced by that interpreter's path."""
+    python = interpreter(settings)
     if key.probe.callable is not None:
-        return [sys.executable, "-m", "vtgate.probe_entry", key.probe.callable, "--args", key.args_json]
-    return list(key.probe.cmd or ())
+        return [python, "-m", "vtgate.probe_entry", key.probe.callable, "--args", key.args_json]
+    return [part.replace(PYTHON_PLACEHOLDER, python) for part in key.probe.cmd or ()]
 
 
 def probe_environment(key: ProbeKey, root: Path, settings: SuiteSettings,
@@ -107,6 +121,8 @@ def probe_environment(key: ProbeKey, root: Path, settings: SuiteSettings,
     entries = [str(root / entry) for entry in settings.pythonpath]
     if env.get("PYTHONPATH"):
         entries.append(env["PYTHONPATH"])
+    if settings.python and key.probe.callable is not None:
+        entries.append(str(Path(__file__).resolve().parent.parent))  # vtgate.probe_entry for another interpreter
     if entries:
         env["PYTHONPATH"] = os.pathsep.join(entries)
     env.setdefault("PYTHONHASHSEED", "0")
@@ -122,13 +138,41 @@ def _with_tail(message: str, tail: str) -> str:
     return f"{message}\n--- probe stderr (last lines) ---\n{tail}" if tail else f"{message} (stderr empty)"
 
 
+def _run_in_worker(key: ProbeKey, root: Path, settings: SuiteSettings, timeout: float, workers: Workers,
+                   ambient: AmbientEnv | None, *, close: bool) -> ProbeResult:
+    """One run answered by the persistent worker of (command, environment, root); its arguments go
+    over stdin, so they are not part of the worker's environment."""
+    started = time.perf_counter()
+    env = probe_environment(key, root, settings, ambient)
+    env.pop("VTGATE_PROBE_ARGS", None)
+    try:
+        observation, error, tail, timed_out = workers.ask(_argv(key, settings), env, root, key.args_json, timeout)
+    except OSError as error:
+        return ProbeResult(key, None, f"probe {key.probe} could not start: {error}", "probe", 0.0)
+    finally:
+        if close:
+            workers.close()
+    seconds = time.perf_counter() - started
+    if timed_out:
+        message = f"probe {key.probe} timed out after {timeout:g} s; the worker was killed (with its children)"
+        return ProbeResult(key, None, _with_tail(message, tail), "timeout", seconds, tail)
+    if error is not None:
+        return ProbeResult(key, None, _with_tail(f"probe {key.probe}: {error}", tail), "probe", seconds, tail)
+    return ProbeResult(key, observation, None, None, seconds, tail)
+
+
 def run_one(key: ProbeKey, root: Path, settings: SuiteSettings, timeout: float, *,
-            children: ChildProcesses | None = None, ambient: AmbientEnv | None = None) -> ProbeResult:
-    """One probe run in a fresh subprocess; ``children`` tracks it so an interruption can kill it."""
+            children: ChildProcesses | None = None, ambient: AmbientEnv | None = None,
+            workers: Workers | None = None) -> ProbeResult:
+    """One probe run in a fresh subprocess (or, for a worker probe, by its persistent worker in
+    ``workers``); ``children`` tracks it so an interruption can kill it."""
     children = children or ChildProcesses()
+    if key.probe.worker:
+        return _run_in_worker(key, root, settings, timeout, workers or Workers(children), ambient,
+                              close=workers is None)
     started = time.perf_counter()
     try:
-        process = children.start(_argv(key), cwd=root, env=probe_environment(key, root, settings, ambient))
+        process = children.start(_argv(key, settings), cwd=root, env=probe_environment(key, root, settings, ambient))
     except OSError as error:
         return ProbeResult(key, None, f"probe {key.probe} could not start: {error}", "probe", 0.0)
     stdout, stderr, timed_out = children.communicate(process, timeout)
@@ -178,6 +222,7 @@ class SharedRuns:
         self.jobs = max(1, jobs or os.cpu_count() or 1)
         self.pool = ThreadPoolExecutor(max_workers=self.jobs)
         self.children = ChildProcesses()
+        self.workers = Workers(self.children)
         self.futures: dict[ProbeKey, Future[ProbeResult]] = {}
         self.gates: dict[ProbeKey, list[str]] = {}
         self.requested = 0
@@ -197,12 +242,14 @@ class SharedRuns:
 
     def run_now(self, key: ProbeKey, timeout: float) -> ProbeResult:
         """One run outside the plan, in this thread (vtgate mutate's arm registry), killable all the same."""
-        return run_one(key, Path(key.root), self.settings, timeout, children=self.children, ambient=self.ambient)
+        return run_one(key, Path(key.root), self.settings, timeout, children=self.children, ambient=self.ambient,
+                       workers=self.workers)
 
     def _run(self, key: ProbeKey, timeout: float) -> ProbeResult:
         self._report(current=next((g for g in self.gates.get(key, []) if g), str(key.probe)))
         try:
-            return run_one(key, Path(key.root), self.settings, timeout, children=self.children, ambient=self.ambient)
+            return run_one(key, Path(key.root), self.settings, timeout, children=self.children, ambient=self.ambient,
+                           workers=self.workers)
         finally:
             with self._lock:
                 self.done += 1
@@ -233,6 +280,7 @@ class SharedRuns:
         if kill:
             self.children.kill_all()
         self.pool.shutdown(wait=True, cancel_futures=True)
+        self.workers.close()
 
     def __enter__(self) -> SharedRuns:
         return self

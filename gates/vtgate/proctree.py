@@ -46,9 +46,12 @@ class ChildProcesses:
         self._stopping = False
         self._lock = threading.Lock()
 
-    def start(self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]) -> subprocess.Popen[bytes]:
+    def start(self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str],
+              stdin: bool = False) -> subprocess.Popen[bytes]:
+        """Start ``argv`` in its own session; ``stdin``: a pipe to write to (a persistent worker)."""
         process = subprocess.Popen(
-            list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            list(argv), cwd=cwd, env=dict(env), stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, start_new_session=True,
         )
         with self._lock:
@@ -70,6 +73,20 @@ class ChildProcesses:
             kill_tree(process.pid)
             stdout, stderr = process.communicate()
             return stdout, stderr, True
+        finally:
+            with self._lock:
+                self._live.discard(process)
+
+    def wait(self, process: subprocess.Popen[bytes], timeout: float) -> bool:
+        """Wait for ``process`` whose pipes the caller reads itself; on timeout kill its whole tree.
+        Returns whether it timed out; the process is forgotten either way."""
+        try:
+            process.wait(timeout=timeout)
+            return False
+        except subprocess.TimeoutExpired:
+            kill_tree(process.pid)
+            process.wait()
+            return True
         finally:
             with self._lock:
                 self._live.discard(process)

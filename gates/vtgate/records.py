@@ -17,16 +17,19 @@ class ProbeRef:
 
     callable: str | None = None
     cmd: tuple[str, ...] | None = None
+    worker: bool = False  # a persistent command answering line-delimited JSON requests (vtgate.workers)
 
     def canonical(self) -> str:
         if self.callable is not None:
             return self.callable
+        if self.worker:
+            return json.dumps({"cmd": list(self.cmd or ()), "worker": True})
         return json.dumps(list(self.cmd or ()))
 
     def __str__(self) -> str:
         if self.callable is not None:
             return self.callable
-        return "cmd " + " ".join(self.cmd or ())
+        return ("worker " if self.worker else "cmd ") + " ".join(self.cmd or ())
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,7 @@ class SuiteSettings:
     timeout: float = 120.0
     knob_prefixes: tuple[str, ...] = ("VT_",)  # ambient knobs: names with these prefixes (plus those the suite names)
     isolate_env: bool = False  # run probes without the ambient knobs of the caller's shell
+    python: str | None = None  # absolute interpreter for probes ([suite] python, resolved in the user's checkout)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ else:  # pragma: no cover - Python 3.10
 COMMON_KEYS = frozenset(
     {"name", "kind", "probe", "args", "env", "env_reason", "tier", "golden", "deliberate_red", "timeout", "description"}
 )
-SUITE_KEYS = frozenset({"pythonpath", "source_tree", "goldens", "timeout", "knob_prefixes", "isolate_env"})
+SUITE_KEYS = frozenset({"pythonpath", "source_tree", "goldens", "timeout", "knob_prefixes", "isolate_env", "python"})
 # Tables owned by other commands (vtgate envdoc, vtgate mutate): allowed next to the suite, not read here.
 FOREIGN_TOOL_KEYS = frozenset({"envdoc", "mutate"})
 TOP_KEYS = frozenset({"suite", "gate", "mutation"}) | FOREIGN_TOOL_KEYS
@@ -136,7 +136,7 @@ def _build(path: Path, root: Path, data: Mapping[str, Any], text: str, header: s
         line = _key_line(text, key)
         where = f"{path}:{line}" if line else str(path)
         problems.append(f"{where}: unknown top-level key '{key}' (known: suite, gate, mutation, envdoc, mutate){_suggest(key, TOP_KEYS)}")
-    settings = _settings(path, text, data.get("suite", {}), problems, _envdoc_prefix(root, problems))
+    settings = _settings(path, text, data.get("suite", {}), problems, _envdoc_prefix(root, problems), root)
     raw_gates = data.get("gate", [])
     if not isinstance(raw_gates, list):
         problems.append(f"{path}: 'gate' must be an array of tables ([[gate]])")
@@ -175,7 +175,8 @@ def _envdoc_prefix(root: Path, problems: list[str]) -> str:
         return "VT_"
 
 
-def _settings(path: Path, text: str, raw: Any, problems: list[str], prefix: str = "VT_") -> SuiteSettings:
+def _settings(path: Path, text: str, raw: Any, problems: list[str], prefix: str = "VT_",
+              root: Path | None = None) -> SuiteSettings:
     line = _key_line(text, "suite")
     where = f"{path}:{line}" if line else str(path)
     if not isinstance(raw, Mapping):
@@ -207,7 +208,26 @@ def _settings(path: Path, text: str, raw: Any, problems: list[str], prefix: str 
     if not isinstance(isolate_env, bool):
         problems.append(f"{where}: [suite] isolate_env must be true or false")
         isolate_env = False
-    return SuiteSettings(tuple(pythonpath), source_tree, Path(goldens), float(timeout), tuple(prefixes), isolate_env)
+    python = _python(raw.get("python"), root or path.parent, where, problems)
+    return SuiteSettings(tuple(pythonpath), source_tree, Path(goldens), float(timeout), tuple(prefixes), isolate_env,
+                         python)
+
+
+def _python(raw: Any, root: Path, where: str, problems: list[str]) -> str | None:
+    """``[suite] python``: the interpreter probes run under, relative to the project (the user's
+    checkout, not the tree under test: a worktree or patched copy has no virtualenv of its own)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, str) or not raw:
+        problems.append(f'{where}: [suite] python must be a path to an interpreter, e.g. ".venv/bin/python"')
+        return None
+    interpreter = Path(raw).expanduser()
+    interpreter = interpreter if interpreter.is_absolute() else root / interpreter
+    if not interpreter.is_file():
+        problems.append(f"{where}: [suite] python = {raw!r}: {interpreter} does not exist; create that "
+                        "environment (python -m venv) or point python at an existing interpreter")
+        return None
+    return str(interpreter)
 
 
 def _gate(
@@ -313,10 +333,16 @@ def _probe(raw: Any, default: ProbeRef | None, bad: Any) -> ProbeRef | None:
         return ProbeRef(callable=raw)
     if isinstance(raw, Mapping):
         cmd = raw.get("cmd")
-        if set(raw) != {"cmd"} or not (isinstance(cmd, list) and cmd and all(isinstance(c, str) for c in cmd)):
-            bad('probe = { cmd = ["prog", "arg", ...] } (a non-empty list of strings, and nothing else)')
+        if not set(raw) <= {"cmd", "worker"} or not (isinstance(cmd, list) and cmd and all(isinstance(c, str) for c in cmd)):
+            bad('probe = { cmd = ["prog", "arg", ...] } (a non-empty list of strings; worker = true for a '
+                "persistent worker, and nothing else)")
             return None
-        return ProbeRef(cmd=tuple(cmd))
+        worker = raw.get("worker", False)
+        if not isinstance(worker, bool):
+            bad("probe worker must be true or false (true: one persistent process answers every run, "
+                "line-delimited JSON, docs/own-engine.md)")
+            return None
+        return ProbeRef(cmd=tuple(cmd), worker=worker)
     bad('probe must be "module:function" or { cmd = [...] }')
     return None
 

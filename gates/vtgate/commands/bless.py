@@ -22,7 +22,8 @@ from vtgate.suite import load_suite, select_gates
 
 @app.command()
 def bless(
-    gates: list[str] = typer.Argument(..., help="Gates whose golden files to re-measure."),
+    gates: list[str] = typer.Argument(None, help="Gates whose golden files to re-measure."),
+    all_gates: bool = typer.Option(False, "--all", help="Every gate that keeps a golden file (instead of naming them)."),
     reason: str = typer.Option(None, "--reason", help="Why the pin moves (kept in the golden's history)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show old -> new; write nothing."),
     suite: Path = SUITE_OPTION,
@@ -35,11 +36,17 @@ def bless(
         problem("bless needs --reason TEXT", "say why the pin moves (e.g. --reason "
                 "\"restored default arm re-pins the anchor, #3518\"); it is kept in the golden's history")
         return int(ExitCode.USAGE)
+    if bool(gates) == all_gates:
+        problem("bless needs the gates to re-measure", "name them (vtgate bless GATE... --reason ...) or pass "
+                "--all for every gate that keeps a golden file, not both")
+        return int(ExitCode.USAGE)
     try:
         loaded = load_suite(suite)
-        specs = select_gates(loaded, gates)
+        specs = select_gates(loaded, gates or None)
     except SuiteError as error:
         raise config_error(error) from None
+    if all_gates:
+        specs = [s for s in specs if get_kind(s.kind).pin_source == "golden"]
     refused = [s for s in specs if get_kind(s.kind).pin_source != "golden"]
     for spec in refused:
         kind = get_kind(spec.kind)

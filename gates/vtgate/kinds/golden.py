@@ -1,7 +1,9 @@
 """``golden``: generated tokens against a golden token stream. Modes: ``strict`` (N/N exact),
 ``floor`` (at least ``min_exact`` positions exact) and ``teacher-forced`` (position by position, each
 mismatch classed as a near-tie flip when the golden's top-1/top-2 margin there was below
-``near_tie_eps``, else a hard flip; bounded by ``max_near_tie_flips`` / ``max_hard_flips``)."""
+``near_tie_eps``, else a hard flip; bounded by ``max_near_tie_flips`` / ``max_hard_flips``) and
+``logits`` (each step's logits pinned: exactly by digest, or within ``atol`` / ``rtol`` with top-k
+agreement; ``vtgate.kinds._logits``)."""
 
 from __future__ import annotations
 
@@ -9,16 +11,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from vtgate.errors import GateError
+from vtgate.kinds import _logits
 from vtgate.kinds._common import base_request, first_divergence, require
 from vtgate.records import Cases, GateSpec, ProbeRef, ProbeRequest, Verdict
 
-MODES = ("strict", "floor", "teacher-forced")
+MODES = ("strict", "floor", "teacher-forced", "logits")
 
 
 class GoldenKind:
     name = "golden"
     pin_source = "golden"
-    option_keys = frozenset({"mode", "min_exact", "near_tie_eps", "max_near_tie_flips", "max_hard_flips"})
+    option_keys = frozenset({"mode", "min_exact", "near_tie_eps", "max_near_tie_flips", "max_hard_flips"}) | _logits.OPTION_KEYS
     default_probe: ProbeRef | None = None
 
     def validate(self, options: Mapping[str, Any]) -> list[str]:
@@ -42,6 +45,10 @@ class GoldenKind:
                     problems.append(f"{key} must be an integer >= 0")
         if "near_tie_eps" in options and mode != "teacher-forced":
             problems.append("near_tie_eps only applies to mode = 'teacher-forced'")
+        if mode == "logits":
+            problems += _logits.validate(options)
+        else:
+            problems += [f"{key} only applies to mode = 'logits'" for key in sorted(_logits.OPTION_KEYS & set(options))]
         return problems
 
     def requests(self, spec: GateSpec) -> list[ProbeRequest]:
@@ -52,6 +59,8 @@ class GoldenKind:
 
     def pin_from(self, spec: GateSpec, observations: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
         observation = observations["baseline"]
+        if spec.options.get("mode") == "logits":
+            return _logits.pin_from(spec, observation)
         pin: dict[str, Any] = {"tokens": list(require(observation, "tokens", spec))}
         margins = observation.get("margins")
         if isinstance(margins, list):
@@ -67,6 +76,8 @@ class GoldenKind:
     def evaluate(
         self, spec: GateSpec, pin: Mapping[str, Any], observations: Mapping[str, Mapping[str, Any]]
     ) -> Verdict:
+        if spec.options.get("mode") == "logits":
+            return _logits.evaluate(spec, pin, observations["baseline"])
         measured = list(require(observations["baseline"], "tokens", spec))
         golden = pin.get("tokens")
         if not isinstance(golden, list):
@@ -134,6 +145,8 @@ class GoldenKind:
                        shown["measured"], shown["pinned"], cases)
 
     def describe_change(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+        if "steps" in new:
+            return _logits.describe_change(old, new)
         before, after = list(old.get("tokens", [])), list(new.get("tokens", []))
         changed = [i for i in range(max(len(before), len(after)))
                    if i >= len(before) or i >= len(after) or before[i] != after[i]]
@@ -149,6 +162,8 @@ class GoldenKind:
         return f"{len(changed)} of {len(after)} tokens change: " + ", ".join(parts) + more + length
 
     def describe_pin(self, pin: Mapping[str, Any]) -> str:
+        if "steps" in pin:
+            return _logits.describe_pin(pin)
         tokens = list(pin.get("tokens", []))
         head = " ".join(str(t) for t in tokens[:6])
         return f"{len(tokens)} tokens [{head}{' …' if len(tokens) > 6 else ''}]"

@@ -5,7 +5,8 @@ family per kind, each with the outcome the gate's own declared tolerance implies
 
 - golden: one token swapped at the lowest- and at the highest-margin position (teacher-forced:
   red unless that flip class is tolerated; then also one flip past the tolerance); floor: the floor's
-  edge (``total - min_exact`` swaps green, one more red);
+  edge (``total - min_exact`` swaps green, one more red); logits: a step's digest altered (exact) or
+  a reference value moved past the tolerance (red) and to half of it (green), and a token swapped;
 - anchor: the stream digest, the anchor number and each anchor token perturbed (red);
 - band: the measured value at each edge (green) and just outside it (red);
 - bitident / invariance: one case of one run altered (red);
@@ -204,7 +205,42 @@ def _swap(spec: GateSpec, pin: Mapping[str, Any], positions: Sequence[int], what
     return PinChange(spec.name, edits, f"{what}: golden token swapped at position{'s' if len(positions) > 1 else ''} {shown}")
 
 
+def _logits(spec: GateSpec, pin: Mapping[str, Any]) -> list[Control]:
+    """A logits golden: exact, the last step's digest altered (red); with a tolerance, the golden's
+    top-1 value at the last step moved just past the tolerance (red) and to half of it (green)."""
+    name = spec.name
+    steps = pin.get("steps")
+    if not isinstance(steps, list) or not steps:
+        return []
+    last = len(steps) - 1
+    options = spec.options
+    if "atol" not in options and "rtol" not in options:
+        change = PinChange(name, (Edit(("steps", last), altered(steps[last])),), f"the golden's logits digest of step {last} altered")
+        return [Control(f"{name}:step-digest", change, "red")]
+    values = pin.get("logits", {}).get("values") if isinstance(pin.get("logits"), Mapping) else None
+    if not isinstance(values, list) or len(values) <= last or not values[last]:
+        return []
+    reference = float(values[last][0])
+    tolerance = float(options.get("atol", 0.0)) + float(options.get("rtol", 0.0)) * abs(reference)
+    outside = reference + 2 * tolerance + 1e-6 * max(1.0, abs(reference))
+    controls = [Control(f"{name}:beyond-tolerance", PinChange(
+        name, (Edit(("logits", "values", last, 0), outside),),
+        f"the golden's top-1 logit at step {last} moved {short(outside - reference)} (tolerance {short(tolerance)})"), "red")]
+    if tolerance > 0:
+        inside = reference + tolerance / 2
+        controls.append(Control(f"{name}:within-tolerance", PinChange(
+            name, (Edit(("logits", "values", last, 0), inside),),
+            f"the golden's top-1 logit at step {last} moved {short(inside - reference)}, half the tolerance"), "green"))
+    return controls
+
+
 def _golden(spec: GateSpec, pin: Mapping[str, Any], observations: Mapping[str, Mapping[str, Any]]) -> list[Control]:
+    if spec.options.get("mode") == "logits":
+        controls = _logits(spec, pin)
+        tokens = pin.get("tokens")
+        if isinstance(tokens, list) and tokens:  # a logits golden compares tokens too
+            controls.append(Control(f"{spec.name}:swap-token", _swap(spec, pin, [0], "first step"), "red"))
+        return controls
     tokens = pin.get("tokens")
     if not isinstance(tokens, list) or not tokens:
         return []

@@ -13,7 +13,6 @@ mutation; an error (a crash, a stale copy) is never a kill."""
 from __future__ import annotations
 
 import json
-import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -35,7 +34,7 @@ from vtgate.kinds._common import is_missing, lookup
 from vtgate.mutate.controls import PinChange, PinOpError, apply_change, compile_pin_op, controls_for
 from vtgate.mutate.copies import Scratch, patched_files
 from vtgate.mutate.spec import ANY_GATE, ArmsSource, Mutation, load_declarations
-from vtgate.probes import ProbeKey, Progress, SharedRuns
+from vtgate.probes import ProbeKey, Progress, SharedRuns, interpreter
 from vtgate.records import GateSpec, ProbeRef, Suite
 from vtgate.suite import select_gates
 
@@ -113,6 +112,7 @@ class MutateReport:
     probe_runs: int
     vacuous: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     problem: str | None = None  # why the matrix could not be built (baseline not green)
+    partial: str | None = None  # why "no mutation kills it" was not judged (-m, --no-auto, gate selection)
 
     @property
     def ambient_env(self) -> dict[str, str]:
@@ -177,6 +177,7 @@ class MutateReport:
             "kills": self.kills,
             "vacuous": sorted(self.vacuous),
             "vacuous_reasons": {g: list(v) for g, v in sorted(self.vacuous.items())},
+            "partial": self.partial,
             "kill_nothing": self.kill_nothing,
             "errors": self.errors,
             "ambient_env": self.ambient_env,
@@ -188,8 +189,8 @@ class MutateReport:
 def read_arms(source: ArmsSource, suite: Suite, root: Path, shared: SharedRuns) -> list[dict[str, Any]]:
     """Ask the engine for its arm registry (through its own probe, with the tree's PYTHONPATH)."""
     probe = source.probe
-    if probe.cmd and probe.cmd[0] == "python":
-        probe = ProbeRef(cmd=(sys.executable, *probe.cmd[1:]))
+    if probe.cmd and probe.cmd[0] == "python":  # as {python}: the probe interpreter
+        probe = ProbeRef(cmd=(interpreter(suite.settings), *probe.cmd[1:]))
     key = ProbeKey(probe, "{}", (), str(root))
     result = shared.run_now(key, suite.settings.timeout)
     if result.error is not None or result.observation is None:
@@ -203,17 +204,32 @@ def read_arms(source: ArmsSource, suite: Suite, root: Path, shared: SharedRuns) 
     return [dict(a) for a in arms]
 
 
+def arm_values(source: ArmsSource, arm: Mapping[str, Any], knob: str) -> tuple[str, ...]:
+    """The values that select an opt-in arm: the registry entry's own ``on`` (a string or a list),
+    else the arms table's value for this knob, else its ``on`` for every knob."""
+    own = arm.get("on")
+    if isinstance(own, str) and own:
+        return (own,)
+    if isinstance(own, list) and own and all(isinstance(v, str) for v in own):
+        return tuple(own)
+    return source.on_values.get(knob, (source.on,))
+
+
 def arm_mutations(source: ArmsSource, arms: Sequence[Mapping[str, Any]]) -> list[Mutation]:
-    """"This opt-in arm is the default": its knob set for every run; at least one gate must go red."""
+    """"This opt-in arm is the default": its knob set for every run (one mutation per value that
+    selects it); at least one gate must go red."""
     mutations = []
     for arm in arms:
         knob = arm.get("knob")
         if arm.get("default") or not isinstance(knob, str) or not knob:
             continue
         label = f"{arm['kernel']}.{arm['name']}" if arm.get("kernel") else str(arm["name"])
-        mutations.append(Mutation(
-            name=f"arm-default:{label}", kind="auto", expected={ANY_GATE: "red"}, env={knob: source.on},
-            description=f"{knob}={source.on}: the opt-in arm as the default", origin="arm"))
+        values = arm_values(source, arm, knob)
+        for value in values:
+            name = f"arm-default:{label}" if len(values) == 1 else f"arm-default:{label}={value}"
+            mutations.append(Mutation(
+                name=name, kind="auto", expected={ANY_GATE: "red"}, env={knob: value},
+                description=f"{knob}={value}: the opt-in arm as the default", origin="arm"))
     return mutations
 
 
@@ -293,6 +309,7 @@ def run_mutate(
     specs = select_gates(suite, list(select) if select else None, keyword)
     names = {spec.name for spec in specs}
     declared = list(declarations.mutations)
+    every_declared = len(declared)
     if only:
         known = {m.name for m in declared}
         unknown = [n for n in only if n not in known]
@@ -374,15 +391,28 @@ def run_mutate(
         shared.stop(kill=True)
         scratch.close()
         raise
-    vacuous = _vacuous(specs, baseline, results, controls_by_gate)
+    partial_reason = _partial_reason(only, auto, len(declared) < every_declared)
+    vacuous = _vacuous(specs, baseline, results, controls_by_gate, whole_matrix=partial_reason is None)
     return MutateReport(suite, root_path, tuple(specs), baseline, tuple(results), time.perf_counter() - started,
-                        shared.requested, shared.distinct, vacuous)
+                        shared.requested, shared.distinct, vacuous, partial=partial_reason)
+
+
+def _partial_reason(only: Sequence[str] | None, auto: bool, dropped: bool) -> str | None:
+    """Why this run is not the whole matrix, so "no mutation kills it" cannot be concluded."""
+    reasons = []
+    if only:
+        reasons.append("only the mutations named with -m ran")
+    if not auto:
+        reasons.append("--no-auto skipped the negative controls and arm mutations")
+    if dropped:
+        reasons.append("the gate selection left out mutations that expect other gates")
+    return "; ".join(reasons) or None
 
 
 def _vacuous(specs: Sequence[GateSpec], baseline: Mapping[str, GateResult], results: Sequence[MutationResult],
-             controls: Mapping[str, list[str]]) -> dict[str, tuple[str, ...]]:
-    """A gate green at baseline is vacuous when it survives one of its own negative controls, or when
-    no mutation at all kills it."""
+             controls: Mapping[str, list[str]], *, whole_matrix: bool = True) -> dict[str, tuple[str, ...]]:
+    """A gate green at baseline is vacuous when it survives one of its own negative controls, or (only
+    judged when the whole matrix ran) when no mutation at all kills it."""
     by_name = {r.name: r for r in results}
     vacuous: dict[str, tuple[str, ...]] = {}
     for spec in specs:
@@ -390,7 +420,7 @@ def _vacuous(specs: Sequence[GateSpec], baseline: Mapping[str, GateResult], resu
             continue
         reasons = [f"survives its own negative control {name} ({by_name[name].mutation.description})"
                    for name in controls.get(spec.name, []) if by_name[name].actual.get(spec.name) == "green"]
-        if not any(spec.name in r.kills for r in results):
+        if whole_matrix and not any(spec.name in r.kills for r in results):
             reasons.append("no mutation kills it")
         if reasons:
             vacuous[spec.name] = tuple(reasons)

@@ -72,6 +72,9 @@ def render(report: MutateReport, console: Console) -> None:
                 say(f"  {result.name}: {reason}", to=console)
     for gate, reasons in sorted(report.vacuous.items()):
         say(("vacuous pin", "bold red"), f" {gate}: " + "; ".join(reasons), to=console)
+    if report.partial:
+        say(("partial run", "yellow"), f": whether any mutation kills each gate was not judged ({report.partial}); "
+            "run without -m / --no-auto / gate selection for the vacuity verdict", to=console)
     nothing = report.kill_nothing
     if nothing:
         say(("mutations that kill nothing", "yellow"), ": " + ", ".join(nothing), to=console)

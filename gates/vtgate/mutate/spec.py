@@ -80,12 +80,15 @@ class Mutation:
 @dataclass(frozen=True)
 class ArmsSource:
     """Where the engine's arm registry comes from (a ``kind = "arms"`` table): a probe printing
-    ``{"arms": [{"name", "knob", "default", "kernel"?}, ...]}`` and the value that turns a knob on."""
+    ``{"arms": [{"name", "knob", "default", "kernel"?, "on"?}, ...]}`` and the value that turns a knob
+    on: ``on = "1"`` for every knob, or per knob ``on = { SVC_ATTN_IMPL = "sdpa" }`` (a list of values
+    gives one arm per value). A registry entry's own ``on`` wins over both."""
 
     name: str
     probe: ProbeRef
     on: str = "1"
     line: int | None = None
+    on_values: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -172,11 +175,21 @@ def _mutation(suite: Suite, gates: Mapping[str, Any], raw: Mapping[str, Any], na
                     "at least one gate red; remove it")
         probe = _arms_probe(raw.get("probe"), bad)
         on = raw.get("on", "1")
-        if not isinstance(on, str):
-            bad('on must be the string a knob is set to, e.g. on = "1"')
+        on_values: dict[str, tuple[str, ...]] = {}
+        if isinstance(on, Mapping):
+            for knob, value in on.items():
+                values = [value] if isinstance(value, str) else value
+                if not (isinstance(values, list) and values and all(isinstance(v, str) for v in values)):
+                    bad(f'on.{knob} must be a string or a list of strings, e.g. on = {{ {knob} = ["sdpa", "flash"] }}')
+                    continue
+                on_values[str(knob)] = tuple(values)
+            on = "1"
+        elif not isinstance(on, str):
+            bad('on must be the string a knob is set to (on = "1") or a table per knob '
+                '(on = { SVC_ATTN_IMPL = "sdpa" })')
         if len(problems) > before or probe is None:
             return None
-        return ArmsSource(name, probe, str(on), line)
+        return ArmsSource(name, probe, str(on), line, on_values)
 
     expected = _expect(raw.get("expect"), gates, bad)
     observed = _expect_observed(raw.get("expect_observed", {}), gates, bad)

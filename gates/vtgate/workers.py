@@ -1,0 +1,128 @@
+"""Persistent probe workers (``probe = { cmd = [...], worker = true }``): one long-lived process per
+(command, environment, root) answers many runs, so an engine that takes seconds to load a model
+loads it once per check instead of once per run. The protocol is line-delimited JSON: for each run
+vtgate writes ``{"args": {...}}`` and a newline to the worker's stdin and reads one line from its
+stdout, the observation (a JSON object), or ``{"vtgate_error": "message"}`` for a run that failed
+while the worker lives on. The worker's stderr is its log (the last lines go with any error); a
+timeout kills the worker's whole tree and the next run starts a fresh one; closing stdin asks a
+worker to exit (``vtgate.probe.serve`` implements the worker side for a Python function)."""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import json
+import queue
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from vtgate.proctree import ChildProcesses, kill_tree
+
+STDERR_LINES = 20
+CLOSE_WAIT_SECONDS = 5.0
+
+WorkerKey = tuple[tuple[str, ...], tuple[tuple[str, str], ...], str]
+
+
+class _Worker:
+    """One worker process: a thread reads its stdout lines into a queue, another keeps its last
+    stderr lines; ``lock`` makes its runs one at a time."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self.process = process
+        self.lines: queue.Queue[bytes | None] = queue.Queue()
+        self.stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
+        self.lock = threading.Lock()
+        threading.Thread(target=self._pump, args=(process.stdout,), daemon=True).start()
+        threading.Thread(target=self._drain, args=(process.stderr,), daemon=True).start()
+
+    def _pump(self, stream: IO[bytes] | None) -> None:
+        assert stream is not None
+        for line in iter(stream.readline, b""):
+            self.lines.put(line)
+        self.lines.put(None)  # end of output: the worker exited
+
+    def _drain(self, stream: IO[bytes] | None) -> None:
+        assert stream is not None
+        for line in iter(stream.readline, b""):
+            self.stderr.append(line.decode("utf-8", "replace").rstrip("\n"))
+
+    @property
+    def tail(self) -> str:
+        return "\n".join(self.stderr)
+
+
+class Workers:
+    """The live workers of one caller (a ``SharedRuns`` pool); ``close`` ends them all."""
+
+    def __init__(self, children: ChildProcesses) -> None:
+        self.children = children
+        self._workers: dict[WorkerKey, _Worker] = {}
+        self._lock = threading.Lock()
+        self.started = 0
+
+    def ask(self, argv: Sequence[str], env: Mapping[str, str], root: Path, args_json: str,
+            timeout: float) -> tuple[Mapping[str, Any] | None, str | None, str, bool]:
+        """One run: (observation, error, stderr tail, timed_out)."""
+        key: WorkerKey = (tuple(argv), tuple(sorted(env.items())), str(root))
+        with self._lock:
+            worker = self._workers.get(key)
+            if worker is None or worker.process.poll() is not None:
+                process = self.children.start(argv, cwd=root, env=env, stdin=True)
+                worker = self._workers[key] = _Worker(process)
+                self.started += 1
+        with worker.lock:
+            return self._ask(key, worker, args_json, timeout)
+
+    def _ask(self, key: WorkerKey, worker: _Worker, args_json: str,
+             timeout: float) -> tuple[Mapping[str, Any] | None, str | None, str, bool]:
+        assert worker.process.stdin is not None
+        with contextlib.suppress(OSError):  # it exited: the end of its output says so below
+            worker.process.stdin.write(b'{"args": ' + args_json.encode("utf-8") + b"}\n")
+            worker.process.stdin.flush()
+        deadline = time.monotonic() + timeout
+        try:
+            line = worker.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            self._forget(key, worker, kill=True)
+            return None, "timeout", worker.tail, True
+        if line is None:
+            status = worker.process.wait()
+            self._forget(key, worker)
+            how = f"was killed by signal {-status}" if status < 0 else f"exited with status {status}"
+            return None, f"worker {how} before answering", worker.tail, False
+        text = line.decode("utf-8", "replace").strip()
+        try:
+            reply = json.loads(text)
+        except json.JSONDecodeError as error:
+            return None, (f"worker answered a line that is not JSON ({error.msg}); it starts {text[:80]!r} "
+                          "(a worker prints exactly one JSON line per request on stdout, logs on stderr)"), worker.tail, False
+        if not isinstance(reply, dict):
+            return None, f"worker answered JSON {type(reply).__name__}, not an object", worker.tail, False
+        if "vtgate_error" in reply:
+            return None, f"worker reported: {reply['vtgate_error']}", worker.tail, False
+        return reply, None, worker.tail, False
+
+    def _forget(self, key: WorkerKey, worker: _Worker, kill: bool = False) -> None:
+        with self._lock:
+            if self._workers.get(key) is worker:
+                del self._workers[key]
+        if kill:
+            kill_tree(worker.process.pid)
+        self.children.wait(worker.process, CLOSE_WAIT_SECONDS)
+
+    def close(self) -> None:
+        """Close every worker's stdin (the signal to exit), then wait a little and kill what is left."""
+        with self._lock:
+            workers = list(self._workers.items())
+            self._workers.clear()
+        for _, worker in workers:
+            if worker.process.stdin is not None:
+                with contextlib.suppress(OSError):
+                    worker.process.stdin.close()
+        for _, worker in workers:
+            self.children.wait(worker.process, CLOSE_WAIT_SECONDS)
