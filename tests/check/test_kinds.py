@@ -54,6 +54,21 @@ def test_teacher_forced_counts_near_tie_and_hard_flips(project) -> None:
     assert two_near.status == "red" and two_near.summary.startswith("10/12 (2 near-tie, 0 hard)")
 
 
+def test_teacher_forced_margins_are_compared_not_only_stored(project) -> None:
+    """A scoring bug that moves every margin but no token turns a teacher-forced golden red (exact by
+    default); a declared margin_tolerance lets a non-bit-exact tier move within it."""
+    project.write_suite('[[gate]]\nname = "tf"\nkind = "golden"\nmode = "teacher-forced"\nnear_tie_eps = 0.05\n' + GEN)
+    project.bless("tf")
+    moved = _one(project, {"FAKE_MARGIN_SHIFT": "0.001"})
+    assert moved.status == "red"
+    assert "margins moved at 12 position(s), first 0: 0.5 -> 0.501" in moved.summary
+    assert "(tolerance 0)" in moved.summary
+    project.write_suite('[[gate]]\nname = "tf"\nkind = "golden"\nmode = "teacher-forced"\nnear_tie_eps = 0.05\n'
+                        "margin_tolerance = 0.01\n" + GEN)
+    assert _one(project, {"FAKE_MARGIN_SHIFT": "0.001"}).status == "green"
+    assert _one(project, {"FAKE_MARGIN_SHIFT": "0.1"}).status == "red"
+
+
 def test_anchor_green_then_red_naming_the_moved_anchor(project) -> None:
     project.write_suite('[[gate]]\nname = "bench"\nkind = "anchor"\npositions = [2, 5, 11]\n' + GEN)
     project.bless("bench")

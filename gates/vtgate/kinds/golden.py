@@ -1,7 +1,8 @@
 """``golden``: generated tokens against a golden token stream. Modes: ``strict`` (N/N exact),
 ``floor`` (at least ``min_exact`` positions exact) and ``teacher-forced`` (position by position, each
 mismatch classed as a near-tie flip when the golden's top-1/top-2 margin there was below
-``near_tie_eps``, else a hard flip; bounded by ``max_near_tie_flips`` / ``max_hard_flips``) and
+``near_tie_eps``, else a hard flip; bounded by ``max_near_tie_flips`` / ``max_hard_flips``; the margins
+at positions that held must match within ``margin_tolerance``, default 0) and
 ``logits`` (each step's logits pinned: exactly by digest, or within ``atol`` / ``rtol`` with top-k
 agreement; ``vtgate.kinds._logits``)."""
 
@@ -21,7 +22,8 @@ MODES = ("strict", "floor", "teacher-forced", "logits")
 class GoldenKind:
     name = "golden"
     pin_source = "golden"
-    option_keys = frozenset({"mode", "min_exact", "near_tie_eps", "max_near_tie_flips", "max_hard_flips"}) | _logits.OPTION_KEYS
+    option_keys = frozenset({"mode", "min_exact", "near_tie_eps", "max_near_tie_flips", "max_hard_flips",
+                             "margin_tolerance"}) | _logits.OPTION_KEYS
     default_probe: ProbeRef | None = None
 
     def validate(self, options: Mapping[str, Any]) -> list[str]:
@@ -45,6 +47,12 @@ class GoldenKind:
                     problems.append(f"{key} must be an integer >= 0")
         if "near_tie_eps" in options and mode != "teacher-forced":
             problems.append("near_tie_eps only applies to mode = 'teacher-forced'")
+        if "margin_tolerance" in options:
+            tolerance = options["margin_tolerance"]
+            if mode != "teacher-forced":
+                problems.append("margin_tolerance only applies to mode = 'teacher-forced'")
+            elif not isinstance(tolerance, (int, float)) or isinstance(tolerance, bool) or tolerance < 0:
+                problems.append("margin_tolerance must be a number >= 0 (0: the margins must be bit-identical)")
         if mode == "logits":
             problems += _logits.validate(options)
         else:
@@ -121,9 +129,12 @@ class GoldenKind:
             limits = ""
             if not passed:
                 limits = f" [allowed: {max_near} near-tie, {max_hard} hard]"
+            margin_text, margins_hold = _margin_drift(spec, margins, observations["baseline"].get("margins"),
+                                                      set(flips))
+            passed = passed and margins_hold
             summary = (
                 f"{exact}/{total} ({len(near)} near-tie, {len(hard)} hard) — first hard flip {first_hard}; "
-                f"{worst_text}{limits}{extra}"
+                f"{worst_text}{limits}{margin_text}{extra}"
             )
             return Verdict(passed, summary, shown["measured"], shown["pinned"], cases)
 
@@ -167,6 +178,24 @@ class GoldenKind:
         tokens = list(pin.get("tokens", []))
         head = " ".join(str(t) for t in tokens[:6])
         return f"{len(tokens)} tokens [{head}{' …' if len(tokens) > 6 else ''}]"
+
+
+def _margin_drift(spec: GateSpec, golden: list[Any], measured: Any, flipped: set[int]) -> tuple[str, bool]:
+    """Teacher-forced goldens store margins, so they are compared too: at every position whose token
+    held, the measured top-1/top-2 margin must equal the golden's within ``margin_tolerance`` (default
+    0: bit-identical, as a bit-exact tier is). A scoring bug that moves margins but no token is red."""
+    if not golden or not isinstance(measured, list):
+        return "", True
+    tolerance = float(spec.options.get("margin_tolerance", 0.0))
+    moved = [i for i in range(min(len(golden), len(measured)))
+             if i not in flipped and abs(float(measured[i]) - float(golden[i])) > tolerance]
+    if not moved:
+        return "", True
+    first = moved[0]
+    worst = max(moved, key=lambda i: abs(float(measured[i]) - float(golden[i])))
+    return (f"; margins moved at {len(moved)} position(s), first {first}: {golden[first]!r} -> {measured[first]!r}, "
+            f"largest |change| {abs(float(measured[worst]) - float(golden[worst])):.3g} at {worst} "
+            f"(tolerance {tolerance:g})"), False
 
 
 KIND = GoldenKind()

@@ -65,7 +65,8 @@ def generate(prompt: str = "hi", tokens: int = 12) -> dict:
     misses = (4 if budget else tokens * 2) + int(os.environ.get("FAKE_EXTRA_MISS", "0"))
     return {
         "tokens": stream,
-        "margins": [NEAR_TIE_MARGIN if i % 5 == 3 else CLEAR_MARGIN for i in range(tokens)],
+        "margins": [(NEAR_TIE_MARGIN if i % 5 == 3 else CLEAR_MARGIN) + float(os.environ.get("FAKE_MARGIN_SHIFT", "0"))
+                    for i in range(tokens)],
         "digests": {"stream": hashlib.sha256(struct.pack(f"<{len(stream)}i", *stream)).hexdigest()},
         "counters": {"hits": tokens * 2 - misses + tokens * 3, "misses": misses, "evictions": 0 if budget else 1},
         "metrics": {"anchor": sum((i + 1) * t for i, t in enumerate(stream)) % 100000},
