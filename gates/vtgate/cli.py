@@ -9,6 +9,7 @@ from vtgate.clirun import run_app
 from vtgate.commands import bless, check, listing  # noqa: F401,E402  (vtgate check / bless / list)
 from vtgate.commands import envdoc as _envdoc  # noqa: F401,E402  (vtgate envdoc)
 from vtgate.commands import init as _init  # noqa: F401,E402  (vtgate init)
+from vtgate.commands import knobs as _knobs  # noqa: F401,E402  (vtgate knobs)
 from vtgate.commands import mutate as _mutate  # noqa: F401,E402  (vtgate mutate)
 
 

@@ -108,6 +108,7 @@ class SuiteSettings:
     knob_prefixes: tuple[str, ...] = ("VT_",)  # ambient knobs: names with these prefixes (plus those the suite names)
     isolate_env: bool = False  # run probes without the ambient knobs of the caller's shell
     python: str | None = None  # absolute interpreter for probes ([suite] python, resolved in the user's checkout)
+    knob_exemptions: tuple[tuple[str, str], ...] = ()  # (knob, reason): values `vtgate knobs` need not see set
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,8 @@ else:  # pragma: no cover - Python 3.10
 COMMON_KEYS = frozenset(
     {"name", "kind", "probe", "args", "env", "env_reason", "tier", "golden", "deliberate_red", "timeout", "description"}
 )
-SUITE_KEYS = frozenset({"pythonpath", "source_tree", "goldens", "timeout", "knob_prefixes", "isolate_env", "python"})
+SUITE_KEYS = frozenset({"pythonpath", "source_tree", "goldens", "timeout", "knob_prefixes", "isolate_env", "python",
+                        "knob_exemptions"})
 # Tables owned by other commands (vtgate envdoc, vtgate mutate): allowed next to the suite, not read here.
 FOREIGN_TOOL_KEYS = frozenset({"envdoc", "mutate"})
 TOP_KEYS = frozenset({"suite", "gate", "mutation"}) | FOREIGN_TOOL_KEYS
@@ -209,8 +210,13 @@ def _settings(path: Path, text: str, raw: Any, problems: list[str], prefix: str 
         problems.append(f"{where}: [suite] isolate_env must be true or false")
         isolate_env = False
     python = _python(raw.get("python"), root or path.parent, where, problems)
+    exemptions = raw.get("knob_exemptions", {})
+    if not isinstance(exemptions, Mapping) or not all(isinstance(v, str) and v.strip() for v in exemptions.values()):
+        problems.append(f'{where}: [suite] knob_exemptions must map knob names to reasons, e.g. '
+                        '{ VT_PROFILE = "timing only: no output depends on it" } (a reason is required)')
+        exemptions = {}
     return SuiteSettings(tuple(pythonpath), source_tree, Path(goldens), float(timeout), tuple(prefixes), isolate_env,
-                         python)
+                         python, tuple(sorted(exemptions.items())))
 
 
 def _python(raw: Any, root: Path, where: str, problems: list[str]) -> str | None:

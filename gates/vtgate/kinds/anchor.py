@@ -1,5 +1,7 @@
 """``anchor``: a deterministic decode stream pinned by its digest (``digests.stream``), its anchor
-fingerprint (``metrics.anchor``, when the probe gives one) and the tokens at chosen ``positions``."""
+fingerprint (``metrics.anchor``, when the probe gives one), the tokens at chosen ``positions`` and,
+with ``digests = ["logits", ...]``, the observation's other digests: a stream that another numeric
+drift happens to reproduce token for token still moves the logits' bits, so the pin names the arm."""
 
 from __future__ import annotations
 
@@ -28,16 +30,27 @@ def _stream(observation: Mapping[str, Any], spec: GateSpec) -> tuple[list[int], 
     return tokens, str(digest), None if is_missing(anchor) else anchor
 
 
+def _digest(observation: Mapping[str, Any], name: str, spec: GateSpec) -> str:
+    value = lookup(observation, f"digests.{name}")
+    if is_missing(value):
+        raise GateError(f"gate '{spec.name}': the probe reports no digests.{name} (digests = [...] in the suite "
+                        f"names digests the probe must return)", "probe")
+    return str(value)
+
+
 class AnchorKind:
     name = "anchor"
     pin_source = "golden"
-    option_keys = frozenset({"positions"})
+    option_keys = frozenset({"positions", "digests"})
     default_probe: ProbeRef | None = None
 
     def validate(self, options: Mapping[str, Any]) -> list[str]:
         positions = options.get("positions", [])
         if not isinstance(positions, list) or not all(isinstance(p, int) and p >= 0 for p in positions):
             return ["positions must be a list of token positions (integers >= 0)"]
+        digests = options.get("digests", [])
+        if not isinstance(digests, list) or not all(isinstance(d, str) and d for d in digests):
+            return ['digests must be a list of digest names the probe reports, e.g. digests = ["logits"]']
         return []
 
     def requests(self, spec: GateSpec) -> list[ProbeRequest]:
@@ -62,6 +75,8 @@ class AnchorKind:
         if anchor is not None:
             pin["anchor"] = anchor
         pin["anchors"] = {str(p): tokens[p] for p in spec.options.get("positions", [])}
+        if spec.options.get("digests"):
+            pin["digests"] = {name: _digest(observations["baseline"], name, spec) for name in spec.options["digests"]}
         return pin
 
     def evaluate(
@@ -88,15 +103,25 @@ class AnchorKind:
             (held if now == pinned_anchors[str(p)] else moved).append(p)
         digest_ok = digest == pin["digest"]
         anchor_ok = "anchor" not in pin or anchor == pin["anchor"]
-        passed = digest_ok and anchor_ok and not moved
-        failed_ids = ([] if digest_ok else ["stream"]) + [f"pos-{p}" for p in moved]
-        cases = Cases(len(held) + int(digest_ok), len(failed_ids), tuple(failed_ids))
+        wanted = list(spec.options.get("digests", []))
+        pinned_digests: Mapping[str, str] = pin.get("digests", {})
+        if any(name not in pinned_digests for name in wanted):
+            raise GateError(f"gate '{spec.name}': digests {wanted} are in the suite but not all in the golden; "
+                            f"re-bless: vtgate bless {spec.name} --reason ...", "golden")
+        now_digests = {name: _digest(observations["baseline"], name, spec) for name in wanted}
+        digests_moved = [name for name in wanted if now_digests[name] != pinned_digests[name]]
+        passed = digest_ok and anchor_ok and not moved and not digests_moved
+        failed_ids = ([] if digest_ok else ["stream"]) + [f"pos-{p}" for p in moved] + [f"digests.{n}" for n in digests_moved]
+        cases = Cases(len(held) + int(digest_ok) + len(wanted) - len(digests_moved), len(failed_ids), tuple(failed_ids))
         measured = {"digest": digest, "anchor": anchor, "length": len(tokens),
                     "anchors": {str(p): (tokens[p] if p < len(tokens) else None) for p in positions}}
-        pinned = {k: pin[k] for k in ("digest", "anchor", "length", "anchors") if k in pin}
+        if wanted:
+            measured["digests"] = now_digests
+        pinned = {k: pin[k] for k in ("digest", "anchor", "length", "anchors", "digests") if k in pin}
         if passed:
             name = f"anchor {pin['anchor']}, " if "anchor" in pin else ""
-            summary = (f"{name}stream {len(tokens)} tokens {short(digest)} identical; "
+            also = "".join(f"; {n} {short(now_digests[n])} identical" for n in wanted)
+            summary = (f"{name}stream {len(tokens)} tokens {short(digest)} identical{also}; "
                        f"{len(held)}/{len(positions)} anchor tokens hold")
             return Verdict(True, summary, measured, pinned, cases)
         parts = []
@@ -115,6 +140,8 @@ class AnchorKind:
         for p in moved:
             now = tokens[p] if p < len(tokens) else "nothing (stream ended)"
             parts.append(f"anchor token at position {p}: {pinned_anchors[str(p)]} -> {now}")
+        for name in digests_moved:
+            parts.append(f"{name} digest {short(pinned_digests[name])} -> {short(now_digests[name])}")
         summary = "; ".join(parts) + f" ({len(held)}/{len(positions)} anchor tokens hold)"
         return Verdict(False, summary, measured, pinned, cases)
 
@@ -124,6 +151,10 @@ class AnchorKind:
             parts.append(f"anchor {old.get('anchor')} -> {new.get('anchor')}")
         if old.get("digest") != new.get("digest"):
             parts.append(f"stream {short(old.get('digest'))} -> {short(new.get('digest'))}")
+        old_digests, new_digests = old.get("digests", {}), new.get("digests", {})
+        for name in sorted(set(old_digests) | set(new_digests)):
+            if old_digests.get(name) != new_digests.get(name):
+                parts.append(f"{name} {short(old_digests.get(name))} -> {short(new_digests.get(name))}")
         old_anchors, new_anchors = old.get("anchors", {}), new.get("anchors", {})
         for p in sorted(set(old_anchors) | set(new_anchors), key=int):
             if old_anchors.get(p) != new_anchors.get(p):

@@ -247,8 +247,20 @@ def oracle_digest(suite: Suite, specs: Sequence[GateSpec]) -> str:
     return digest.hexdigest()
 
 
-def judge_identity(ambient: Mapping[str, str], isolate: bool) -> str:
-    """The judge outside the tree: interpreter, NumPy, vtgate, the ambient knobs and the isolation."""
+def _interpreter_identity(python: str | None) -> dict[str, Any]:
+    """The probe interpreter ([suite] python, else this one) by resolved path, size and mtime: an
+    interpreter upgraded in place at the same path is a different judge."""
+    path = Path(python or sys.executable).resolve()
+    try:
+        stat = path.stat()
+        return {"path": str(path), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+    except OSError:
+        return {"path": str(path), "missing": True}
+
+
+def judge_identity(ambient: Mapping[str, str], isolate: bool, python: str | None = None) -> str:
+    """The judge outside the tree: interpreters (vtgate's and the probes'), NumPy, vtgate, the ambient
+    knobs and the isolation."""
     try:
         import numpy
 
@@ -258,7 +270,8 @@ def judge_identity(ambient: Mapping[str, str], isolate: bool) -> str:
     from vtgate import __version__
 
     parts = {"python": sys.version, "implementation": platform.python_implementation(), "numpy": numpy_version,
-             "vtgate": __version__, "ambient": dict(sorted(ambient.items())), "isolate": isolate}
+             "vtgate": __version__, "ambient": dict(sorted(ambient.items())), "isolate": isolate,
+             "probe_interpreter": _interpreter_identity(python)}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
@@ -449,7 +462,7 @@ def run_code_mutants(
         green = [s for s in specs if baseline[s.name].status == "green"]
         report.baseline_red = tuple(s.name for s in specs if baseline[s.name].status != "green")
         green.sort(key=lambda s: baseline[s.name].seconds)  # cheapest gate first: most kills cost one run
-        judge = judge_identity(shared.ambient.values, shared.ambient.isolated)
+        judge = judge_identity(shared.ambient.values, shared.ambient.isolated, suite.settings.python)
         reach: Coverage = {s.name: None for s in green}
         if use_coverage:
             tell("measuring which gates reach which lines (coverage.py, once on the unmutated tree)")

@@ -7,7 +7,7 @@ family per kind, each with the outcome the gate's own declared tolerance implies
   red unless that flip class is tolerated; then also one flip past the tolerance); floor: the floor's
   edge (``total - min_exact`` swaps green, one more red); logits: a step's digest altered (exact) or
   a reference value moved past the tolerance (red) and to half of it (green), and a token swapped;
-- anchor: the stream digest, the anchor number and each anchor token perturbed (red);
+- anchor: the stream digest, the anchor number, each anchor token and each pinned digest perturbed (red);
 - band: the measured value at each edge (green) and just outside it (red);
 - bitident / invariance: one case of one run altered (red);
 - counters: each pinned counter of each run moved by one (red)."""
@@ -297,6 +297,9 @@ def _anchor(spec: GateSpec, pin: Mapping[str, Any], observations: Mapping[str, M
         change = PinChange(spec.name, (Edit(("anchors", position), other_token(token)),),
                            f"anchor token at position {position}: {token} -> {other_token(token)}")
         controls.append(Control(f"{spec.name}:anchor-token-{position}", change, "red"))
+    for name, value in dict(pin.get("digests", {})).items():
+        change = PinChange(spec.name, (Edit(("digests", name), altered(value)),), f"{name} digest perturbed")
+        controls.append(Control(f"{spec.name}:digests-{name}", change, "red"))
     return controls
 
 
