@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 # gitpython refuses to be imported when it finds no git executable. Import it quietly, so that a
 # missing git is a GitError at the first command ("git is not installed ...", exit 3), not a
@@ -64,7 +65,10 @@ def _translated(where: Path | str) -> Iterator[None]:
     except git.exc.GitCommandNotFound as error:
         raise GitError(error.command, None, "git is not installed or not on PATH: install git", where) from error
     except git.exc.GitCommandError as error:
-        raise GitError(error.command, error.status, _stderr_of(error), where) from error
+        # gitpython types ``status`` as its CommandError base does, where it may be the exception that
+        # kept git from starting (GitCommandNotFound, caught above); str() of it reads the same in the message.
+        status = str(error.status) if isinstance(error.status, Exception) else error.status
+        raise GitError(error.command, status, _stderr_of(error), where) from error
     except (git.exc.BadName, git.exc.BadObject, ValueError) as error:
         # An object read: gitpython answers it through its persistent `git cat-file --batch`.
         raise GitError(("git", "cat-file", "--batch"), None, f"no such object: {error}", where) from error
@@ -90,6 +94,9 @@ def subject_of(message: str) -> str:
 
 
 def _record(commit: git.Commit) -> Commit:
+    # gitpython types a message as str | bytes; one read from the repository is always str (decoded
+    # with errors="replace"), bytes only in a Commit built by hand.
+    assert isinstance(commit.message, str)
     return Commit(sha=commit.hexsha, subject=subject_of(commit.message),
                   parents=tuple(p.hexsha for p in commit.parents), tree=commit.tree.hexsha)
 
@@ -149,7 +156,9 @@ class GitRepo:
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         with _translated(self.path):
-            return self._repo.is_ancestor(ancestor, descendant)
+            # gitpython annotates both as Commit, but passes them straight to `git merge-base
+            # --is-ancestor` and documents them as revs: any rev string works.
+            return self._repo.is_ancestor(cast("git.Commit", ancestor), cast("git.Commit", descendant))
 
     def merge_base(self, first: str, second: str) -> str | None:
         with _translated(self.path):
@@ -200,7 +209,9 @@ class GitRepo:
                     return []
             if tree.type != "tree":
                 return []
-            return [item.path for item in tree.traverse() if item.type == "blob"]
+            # A tree's entries are Blob, Tree or Submodule (edge tuples only with as_edge=True); their
+            # paths are str, though gitpython types them as any PathLike.
+            return [str(item.path) for item in tree.traverse() if isinstance(item, git.Blob)]
 
     def has_local_changes(self) -> bool:
         """Modified, staged or untracked files in the working tree (``git status --porcelain``)."""

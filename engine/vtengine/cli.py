@@ -232,7 +232,9 @@ def bench(
     knobs = _knobs()
     weights = _load(model, knobs)
     ids = [(7 * i + 3) % min(256, weights.config.vocab_size) for i in range(prompt_tokens)]
-    prefill, decode, decode_cpu = [], [], []
+    prefill: list[float] = []
+    decode: list[float] = []
+    decode_cpu: list[float] = []
     engine = Engine(weights, dataclasses.replace(knobs, profile=False))
     engine.generate(ids, 2)  # warm the dequant cache
     with _live_progress("timed runs", runs, json_path == "-") as progress:

@@ -118,8 +118,8 @@ def junit_xml(report: CheckReport) -> str:
             message = f"deliberate red, owned by {mark.issue}: {mark.reason}" if mark else result.summary
             ET.SubElement(case, "skipped", message=message).text = result.summary
         ET.SubElement(case, "system-out").text = result.summary
-    for name, value in counts.items():
-        suite.set(name, str(value))
+    for name, count in counts.items():
+        suite.set(name, str(count))
     if report.ambient_env or report.ambient.isolated:
         properties = ET.Element("properties")
         ET.SubElement(properties, "property", name="isolate_env", value=str(report.ambient.isolated).lower())

@@ -91,14 +91,14 @@ def _build_runner(
 def _recipe(argv: list[str], runner: Runner, env: dict[str, str], cache_dir: Path, repo: Path,
             rng: Range) -> dict[str, Any]:
     """How to reproduce the run; ``argv`` already names the range by full commit ids (``pinned_argv``)."""
-    gate_mode = isinstance(runner, GateRunner)
+    gate = runner if isinstance(runner, GateRunner) else None
     return {
         "range": rng.pinned_spec,
         "range_as_given": rng.spec,
-        "mode": "gate" if gate_mode else "command",
-        "suite": str(runner.suite) if gate_mode else None,
-        "digest": runner.digest if gate_mode else None,
-        "oracle_source": runner.oracle_source if gate_mode else None,
+        "mode": "gate" if gate is not None else "command",
+        "suite": str(gate.suite) if gate is not None else None,
+        "digest": gate.digest if gate is not None else None,
+        "oracle_source": gate.oracle_source if gate is not None else None,
         "argv": runner.recipe(),
         "cwd": "<worktree of the candidate>",
         "env": verdict_env(env),

@@ -400,18 +400,19 @@ def parse_registry(path: Path, display: str, dict_name: str) -> list[DocRow]:
         raise EnvdocError(f"{display}:{error.lineno}: the registry module does not parse: {error.msg}") from None
     for node in tree.body:
         target = None
+        assigned = None
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target = node.targets[0]
+            target, assigned = node.targets[0], node.value
         elif isinstance(node, ast.AnnAssign):
-            target = node.target
-        if isinstance(target, ast.Name) and target.id == dict_name and node.value is not None:
-            if not isinstance(node.value, ast.Dict):
+            target, assigned = node.target, node.value
+        if isinstance(target, ast.Name) and target.id == dict_name and assigned is not None:
+            if not isinstance(assigned, ast.Dict):
                 raise EnvdocError(
                     f"{display}:{node.lineno}: {dict_name} is not a dict literal ({{'NAME': ...}}), so its keys "
                     f"cannot be read as the documented names"
                 )
             rows: list[DocRow] = []
-            for key, value in zip(node.value.keys, node.value.values, strict=True):
+            for key, value in zip(assigned.keys, assigned.values, strict=True):
                 if isinstance(key, ast.Constant) and isinstance(key.value, str):
                     default = _registry_default(key.value, value)
                     rows.append(

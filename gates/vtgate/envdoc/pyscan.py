@@ -17,7 +17,7 @@ import io
 import os
 import re
 import tokenize
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from vtgate.envdoc.model import (
     LITERAL_DEFAULT,
@@ -663,8 +663,8 @@ class _Scanner:
             if isinstance(node.op, ast.Mod):
                 left = self.resolve(node.left, depth + 1)
                 if left.static is not None:
-                    right = node.right
-                    items = list(right.elts) if isinstance(right, ast.Tuple) else [right]
+                    operands = node.right
+                    items = list(operands.elts) if isinstance(operands, ast.Tuple) else [operands]
                     pieces = [self.resolve(item, depth + 1) for item in items]
                     formatted = _percent_format(left.static, pieces, _source(node))
                     if formatted is not None:
@@ -773,7 +773,7 @@ class _Scanner:
         return _concatenated(_source(node), parts)
 
 
-_STR_TRANSFORMS = {"upper": str.upper, "lower": str.lower, "strip": str.strip}
+_STR_TRANSFORMS: dict[str, Callable[[str], str]] = {"upper": str.upper, "lower": str.lower, "strip": str.strip}
 _PERCENT = re.compile(r"%[-#0 +]*\d*(?:\.\d+)?([sdirf%])")
 
 

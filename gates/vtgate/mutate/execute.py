@@ -339,11 +339,11 @@ def run_mutate(
                     shared.note(f"copying the tree and applying {shown}")
                     copy = scratch.patched_copy(root_path, mutation.name, mutation.patch, shown)
                     run = plan_check(specs, suite, copy, shared, pins=resolved)
-                    proof = {"copy": str(copy), "source_tree_hash": run.tree_hash,
-                             "user_tree_hash": baseline_plan.tree_hash,
-                             "differs": run.tree_hash != baseline_plan.tree_hash,
-                             "files": patched_files(mutation.patch)}
-                    planned.append((mutation, run, proof))
+                    patch_proof = {"copy": str(copy), "source_tree_hash": run.tree_hash,
+                                   "user_tree_hash": baseline_plan.tree_hash,
+                                   "differs": run.tree_hash != baseline_plan.tree_hash,
+                                   "files": patched_files(mutation.patch)}
+                    planned.append((mutation, run, patch_proof))
             if auto and declarations.arms is not None:
                 arms = read_arms(declarations.arms, suite, root_path, shared)
                 for mutation in arm_mutations(declarations.arms, arms):

@@ -31,9 +31,9 @@ def _cell(result: MutationResult, gate: str) -> Text:
 def render(report: MutateReport, console: Console) -> None:
     if report.problem:
         say(("cannot build the kill matrix", "bold red"), f": {report.problem}", to=console)
-        for name, result in report.baseline.items():
-            if result.status != "green":
-                say(f"  {name}: {result.status}: {result.summary}", to=console)
+        for gate_name, gate_result in report.baseline.items():
+            if gate_result.status != "green":
+                say(f"  {gate_name}: {gate_result.status}: {gate_result.summary}", to=console)
         return
     columns = [r for r in report.mutations if r.mutation.origin != "control"]
     controls = [r for r in report.mutations if r.mutation.origin == "control"]
