@@ -204,7 +204,7 @@ def generate(model: Any, prompt: str, tokens: int, *, tokenizer: Any = None, top
              source_tree: str | Path | None = None) -> dict[str, Any]:
     """Greedy decoding of ``tokens`` new tokens with a transformers causal LM (an object, or a name
     for ``from_pretrained``): the observation of the generated ids and the logits each was chosen from."""
-    import torch  # type: ignore[import-not-found]
+    import torch  # type: ignore[import-not-found, unused-ignore]  # torch is optional: absent here, typed where present
 
     model, tokenizer = _load(model, tokenizer)
     encoded = tokenizer(prompt, return_tensors="pt")
@@ -222,7 +222,7 @@ def teacher_forced(model: Any, prompt: str, reference: str, *, tokenizer: Any = 
                    source_tree: str | Path | None = None) -> dict[str, Any]:
     """One forward pass over prompt + reference: at each position of the reference, the argmax token
     and the logits row that predicted it (an argmax chain, docs/contracts.md section 5)."""
-    import torch  # type: ignore[import-not-found]
+    import torch  # type: ignore[import-not-found, unused-ignore]  # torch is optional: absent here, typed where present
 
     model, tokenizer = _load(model, tokenizer)
     prompt_ids = tokenizer(prompt, return_tensors="pt")["input_ids"]

@@ -236,11 +236,11 @@ def _logits(spec: GateSpec, pin: Mapping[str, Any]) -> list[Control]:
 
 def _golden(spec: GateSpec, pin: Mapping[str, Any], observations: Mapping[str, Mapping[str, Any]]) -> list[Control]:
     if spec.options.get("mode") == "logits":
-        controls = _logits(spec, pin)
+        logits_controls = _logits(spec, pin)
         tokens = pin.get("tokens")
         if isinstance(tokens, list) and tokens:  # a logits golden compares tokens too
-            controls.append(Control(f"{spec.name}:swap-token", _swap(spec, pin, [0], "first step"), "red"))
-        return controls
+            logits_controls.append(Control(f"{spec.name}:swap-token", _swap(spec, pin, [0], "first step"), "red"))
+        return logits_controls
     tokens = pin.get("tokens")
     if not isinstance(tokens, list) or not tokens:
         return []
