@@ -69,6 +69,16 @@ def test_teacher_forced_margins_are_compared_not_only_stored(project) -> None:
     assert _one(project, {"FAKE_MARGIN_SHIFT": "0.1"}).status == "red"
 
 
+def test_anchor_digests_catch_a_drift_that_keeps_every_token(project) -> None:
+    project.write_suite('[[gate]]\nname = "bench"\nkind = "anchor"\npositions = [2]\ndigests = ["logits"]\n' + GEN)
+    project.bless("bench")
+    assert set(project.golden("bench")["value"]["digests"]) == {"logits"}
+    assert _one(project, {}).status == "green"
+    drift = _one(project, {"FAKE_LOGITS_DRIFT": "1ulp"})
+    assert drift.status == "red"
+    assert drift.summary.startswith("logits digest ") and "(1/1 anchor tokens hold)" in drift.summary
+
+
 def test_anchor_green_then_red_naming_the_moved_anchor(project) -> None:
     project.write_suite('[[gate]]\nname = "bench"\nkind = "anchor"\npositions = [2, 5, 11]\n' + GEN)
     project.bless("bench")

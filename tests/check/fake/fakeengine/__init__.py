@@ -67,7 +67,9 @@ def generate(prompt: str = "hi", tokens: int = 12) -> dict:
         "tokens": stream,
         "margins": [(NEAR_TIE_MARGIN if i % 5 == 3 else CLEAR_MARGIN) + float(os.environ.get("FAKE_MARGIN_SHIFT", "0"))
                     for i in range(tokens)],
-        "digests": {"stream": hashlib.sha256(struct.pack(f"<{len(stream)}i", *stream)).hexdigest()},
+        "digests": {"stream": hashlib.sha256(struct.pack(f"<{len(stream)}i", *stream)).hexdigest(),
+                    # the numbers behind the tokens: FAKE_LOGITS_DRIFT moves them, not the stream
+                    "logits": hashlib.sha256(f"{stream}{os.environ.get('FAKE_LOGITS_DRIFT', '')}".encode()).hexdigest()},
         "counters": {"hits": tokens * 2 - misses + tokens * 3, "misses": misses, "evictions": 0 if budget else 1},
         "metrics": {"anchor": sum((i + 1) * t for i, t in enumerate(stream)) % 100000},
         "meta": _meta(),
