@@ -136,20 +136,20 @@ def test_root_option_reads_that_trees_config_and_reports_paths_relative_to_it(pr
     assert json.loads(done.stdout)["undocumented"] == [{"name": "VT_NEW", "file": "engine/knobs.py", "line": 2}]
 
 
-def test_no_source_file_matched_exits_5_never_ok(project) -> None:
+def test_no_source_file_matched_exits_2_never_ok(project) -> None:
     project.write("engine/knobs.py", 'import os\nA = os.environ.get("VT_A")\n')
     project.doc(("VT_A", "(unset)"))
     done = envdoc(project.root, "--include", "src/*")
-    assert done.returncode == 5
+    assert done.returncode == 2
     assert "nothing to check: no Python or C-family source file matched" in done.stderr
     assert "envdoc ok" not in done.stderr
 
 
-def test_no_read_in_scope_exits_5_naming_the_prefix(project) -> None:
+def test_no_read_in_scope_exits_2_naming_the_prefix(project) -> None:
     project.write("engine/knobs.py", 'import os\nA = os.environ.get("OTHER_A")\n')
     project.doc(("VT_A", "(unset)"))
     done = envdoc(project.root)
-    assert done.returncode == 5
+    assert done.returncode == 2
     assert "no read is in scope (prefix 'VT_'" in done.stderr
 
 

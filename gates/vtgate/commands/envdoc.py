@@ -1,6 +1,7 @@
 """``vtgate envdoc``: check that every env var the source reads is documented in ENVIRONMENT.md and
 every documented one is still read. Flags override ``[tool.vtgate.envdoc]``, so it runs on any tree.
-Exit 0 clean, 1 findings or an incomplete scan, 2 usage or configuration error, 5 nothing to check."""
+Exit 0 clean, 1 findings or an incomplete scan, 2 usage or configuration error (a scope that checks
+nothing included)."""
 
 from __future__ import annotations
 
@@ -73,7 +74,7 @@ def envdoc(
         False, "--github", help="GitHub Actions: ::error annotations at file:line on stdout."
     ),
 ) -> int:
-    """Every env knob read is documented; every documented knob is read. Exit 0 clean, 1 findings, 2 config error, 5 nothing to check."""
+    """Every env knob read is documented; every documented knob is read. Exit 0 clean, 1 findings, 2 config error or nothing to check."""
     for flag, given in (("--root", root), ("--json", json_path), ("--jobs", jobs)):
         if given and len(given) > 1:
             shown = ", ".join(str(value) for value in given)
@@ -103,7 +104,7 @@ def envdoc(
         report = run_envdoc(base, config)
     except EnvdocNothingToCheck as error:
         console.print(Text.assemble(("nothing to check", "bold red"), ": ", str(error)), soft_wrap=True)
-        return int(ExitCode.NOTHING)
+        return int(ExitCode.USAGE)  # a scope that checks nothing is a configuration to fix (exit 2)
     except EnvdocError as error:
         console.print(Text.assemble(("configuration error", "bold red"), ": ", str(error)), soft_wrap=True)
         return int(ExitCode.USAGE)
