@@ -94,9 +94,9 @@ def differs_here(candidate: Arm, knobs: Knobs, model: str = "vt-tiny") -> bool:
     def logits(engine_knobs: Knobs) -> list[np.ndarray]:
         engine = Engine(weights, engine_knobs)
         try:
-            alone = engine.generate(prompts[0], 8).logits
-            batch = [g.logits for g in engine.generate_batch(prompts, 4)]
-            recompute = engine.generate_recompute(prompts[1], 4).logits
+            alone = engine.generate(prompts[0], 4).logits
+            batch = [g.logits for g in engine.generate_batch(prompts, 2)]
+            recompute = engine.generate_recompute(prompts[1], 2).logits
         finally:
             engine.close()
         return [alone, *batch, recompute]
