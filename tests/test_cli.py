@@ -70,6 +70,7 @@ def test_a_command_runs_its_own_body_not_the_version_option(argv: list[str], sho
 
 @pytest.mark.parametrize("argv,message", [
     (["vtbisect", "run"], "Missing argument 'GOOD..BAD'"),
+    (["vtbisect", "run", "--gate", "x"], "Missing argument 'GOOD..BAD'"),  # typer 0.16-0.17.4 ran the body
     (["vtengine", "generate", "--prompt", "x", "--tokens", "many"], "--tokens"),
     (["vtgate", "check", "--jobs", "0"], "--jobs"),
 ])

@@ -27,6 +27,15 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
     assert _quick_start_commands()[1] in ci_lines
 
 
+def test_ci_runs_the_slow_tests_the_readme_command_leaves_out() -> None:
+    import shlex
+
+    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    addopts = shlex.split(re.search(r'^addopts = "(.*)"$', pyproject, flags=re.M).group(1))
+    assert addopts[addopts.index("-m") + 1] == "not slow"
+    assert ".venv/bin/python -m pytest -m slow" in (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+
+
 def test_every_relative_link_in_the_readme_and_docs_resolves() -> None:
     broken = []
     for page in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:

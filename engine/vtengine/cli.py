@@ -276,7 +276,7 @@ def arms(
 
     from rich.table import Column, Table
 
-    from vtengine.arms import ARMS, select_arms
+    from vtengine.arms import ARMS, differs_here, select_arms
 
     knobs = _knobs()
     selected = select_arms(knobs)
@@ -288,8 +288,15 @@ def arms(
                       "<-" if selected[a.kernel] == a.name else "")
     console.print(table)
     _say("exact: bit-exact with the default arm; on: what the current environment selects")
-    _write_json(json_path, {"schema": 1, "arms": [dataclasses.asdict(a) for a in ARMS], "selected": selected,
-                            "knobs": knobs.as_env()})
+    registry = []
+    for a in ARMS:
+        entry: dict[str, Any] = dataclasses.asdict(a)
+        if a.host_dependent:  # measured, not promised: the host chooses this arm's order
+            entry["differs_here"] = differs_here(a, knobs)
+            verdict = "differs from" if entry["differs_here"] else "is bit-identical with"
+            _say(f"{a.kernel}.{a.name}: its order is the host's; here it {verdict} the default")
+        registry.append(entry)
+    _write_json(json_path, {"schema": 1, "arms": registry, "selected": selected, "knobs": knobs.as_env()})
     return ExitCode.OK
 
 

@@ -14,6 +14,9 @@ from vtgate.checkrun import CheckReport, run_check
 from vtgate.records import Suite
 from vtgate.suite import load_suite
 
+# every test here runs real engine probes through whole gates: end to end, run by .ci/run (-m slow)
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 FMA = {"VT_CPU_PAGED_ATTN_SCALAR_FMA": "1"}
 

@@ -5,6 +5,8 @@ could not tell): a constructed double, because whether the real BLAS arm does is
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 from vtengine import tokenizer
@@ -104,9 +106,20 @@ def test_f32_activation_path_differs_from_bf16(tiny, prompt_ids) -> None:
     assert np.abs(f32 - baseline).max() < 0.5  # same model, different rounding
 
 
-def test_the_thread_pool_really_runs_the_work(tiny, prompt_ids) -> None:
+def test_the_thread_pool_really_runs_the_work(tiny, prompt_ids, monkeypatch) -> None:
+    # which threads ran GEMV column chunks, not how many the pool spawned (that is the scheduler's call)
+    ran_on: set[str] = set()
+
+    def recording_default(x: np.ndarray, w_t: np.ndarray) -> np.ndarray:
+        ran_on.add(threading.current_thread().name)
+        return gemv_default(x, w_t)
+
+    monkeypatch.setitem(GEMV_ARMS, "default", recording_default)
     engine = Engine(tiny, Knobs(cpu_threads=3))
-    engine.generate(prompt_ids, 2)
+    try:
+        logits = engine.generate(prompt_ids, 2).logits
+    finally:
+        engine.close()
     assert engine.pool is not None
-    assert len(engine.pool._threads) >= 2  # workers were spawned by submitted GEMV/attention chunks
-    engine.close()
+    assert ran_on and threading.main_thread().name not in ran_on  # every chunk ran on a pool worker
+    assert np.array_equal(logits, Engine(tiny, Knobs()).generate(prompt_ids, 2).logits)
