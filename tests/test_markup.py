@@ -173,9 +173,8 @@ def test_mutate_prints_a_mutation_description_verbatim(tmp_path: Path) -> None:
         expect = {{ draft-band = "green" }}
         """))
     done = run("vtgate", "mutate", "--no-auto", cwd=tmp_path)
-    assert done.returncode == 1, done.stderr  # the expectation is met, but nothing kills the pin: vacuous
+    assert done.returncode == 0, done.stderr  # met; a --no-auto run is partial: vacuity is not judged
     assert f"1 no-op (env) met: kills 0 — {DATA}" in done.stderr
-    assert "vacuous pin draft-band" in done.stderr
 
 
 def test_envdoc_prints_a_path_and_a_config_section_verbatim(tmp_path: Path) -> None:

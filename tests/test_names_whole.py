@@ -91,8 +91,8 @@ def test_mutate_kill_matrix_shows_gate_names_whole(tmp_path: Path) -> None:
         expect = {{ {LONG_GATE} = "green" }}
         """))
     done = run("vtgate", "mutate", "--no-auto", cwd=tmp_path)
-    assert done.returncode == 1, done.stderr  # nothing kills the pin: vacuous
-    assert_whole(done.stderr, f"{LONG_GATE} (vacuous)")
+    assert done.returncode == 0, done.stderr  # met; a --no-auto run is partial: vacuity is not judged
+    assert_whole(done.stderr, LONG_GATE)
 
 
 def test_envdoc_findings_show_knob_names_and_file_lines_whole(tmp_path: Path) -> None:

@@ -83,8 +83,8 @@ def test_env_pin_on_a_default_tier_golden_turns_it_red(suite: Suite, engine_root
 def test_teacher_forced_chain_counts_the_fma_near_tie_flips(suite: Suite, engine_root: Path) -> None:
     gate = _check(suite, engine_root, "argmax-chain-fox", env=FMA).gates[0]
     assert gate.status == "red"
-    assert gate.summary == ("174/177 (3 near-tie, 0 hard) — first hard flip none; worst near-tie margin 0.0138 "
-                            "at position 170 [allowed: 0 near-tie, 0 hard]")
+    assert gate.summary.startswith("174/177 (3 near-tie, 0 hard) — first hard flip none; worst near-tie margin "
+                                   "0.0138 at position 170 [allowed: 0 near-tie, 0 hard]; margins moved at ")
 
 
 def test_fma_tier_gate_tolerates_its_arm_but_not_f32_activations(suite: Suite, engine_root: Path) -> None:
