@@ -2,8 +2,8 @@
 
 One ``Bisection`` owns a range, a runner, a worktree pool and the verdict cache. It
 
-1. judges BAD (and GOOD: at once when ``--all-red`` or ``-j`` >= 2 leaves a slot free; otherwise
-   only when a search reaches GOOD's side of a bracket, so the parent-green proof is never assumed);
+1. judges BAD and GOOD first (together when ``-j`` >= 2), so a wrong endpoint costs one judgement;
+   GOOD off BAD's first-parent line is replaced by the line's newest commit it contains;
 2. runs the per-gate searches together, ``jobs`` candidates per round, one judgement serving every
    gate; ``--repeat N`` settles each judgement by adaptive majority and records disagreement as
    flakiness;
@@ -188,7 +188,7 @@ class Bisection:
         self.handler = handler or SilentHandler()
         self.steps: list[Step] = []
         self.rounds = 0
-        self.notes: list[str] = []
+        self.notes: list[str] = list(rng.notes)
         self.dropped: dict[str, str] = {}
         self._known: dict[tuple[str, tuple[str, ...], int, str], Step] = {}
         self._durations: list[float] = []
@@ -241,7 +241,7 @@ class Bisection:
         if memo in self._known:  # judged earlier in this run: reuse, run nothing
             return replace(self._known[memo], cached=True, judgements=0, seconds=0.0)
         tree = point.commit.tree or self._tree(point.commit.sha)
-        key = make_key(tree, point.reverts, self.runner.oracle_digest(), self.env, repeat, purpose)
+        key = make_key(tree, point.reverts, self.runner.oracle_digest(), self.env, repeat, purpose, self.runner.knobs)
         record = self.cache.get(key)
         if record is not None:
             evaluation = Evaluation(record["verdicts"], record["votes"], record.get("log", ""), 0.0, 0,
@@ -313,19 +313,21 @@ class Bisection:
         )
 
     def _verify_endpoints(self) -> tuple[str, ...]:
-        """Judge BAD first. ``--all-red`` judges GOOD in the same round (it defines the gate set);
-        otherwise the free slots of ``-j`` >= 2 judge the first search cut points speculatively
-        (kept only if BAD is red), and GOOD is judged when a bracket reaches it."""
-        bad_point = Point(self.rng.bad)
-        if self.options.all_red:
-            steps = self.judge_round([bad_point, Point(self.rng.good)], "endpoint")
-            return self._gates_green_at_good(steps[1], self._gates_red_at_bad(steps[0]))
-        spare = max(1, self.options.jobs) - 1
+        """Judge BAD and GOOD before any search, so a wrong endpoint costs one judgement, not a search:
+        with ``-j`` >= 2 both in the first round (spare slots judge the first cut points, kept only if
+        the endpoints hold); with ``-j 1`` BAD, then GOOD. GOOD here is ``Range.base``: GOOD, or the
+        first-parent commit judged in its place when GOOD is off BAD's first-parent line."""
+        bad_point, good_point = Point(self.rng.bad), Point(self.rng.base)
+        jobs = max(1, self.options.jobs)
+        if jobs == 1:
+            gates = self._gates_red_at_bad(self.judge_round([bad_point], "endpoint")[0])
+            return self._gates_green_at_good(self.judge_round([good_point], "endpoint")[0], gates)
+        spare = jobs - 2
         ahead = MultiGateSearch(self.runner.gates, len(self.rng.candidates)).propose(spare) if spare else []
-        steps = self.judge_round([bad_point, *self._points(ahead, ())], "endpoint",
-                                 phases=["endpoint"] + ["search"] * len(ahead))
-        gates = self._gates_red_at_bad(steps[0])
-        self._prefetched = list(zip(ahead, steps[1:], strict=True))
+        steps = self.judge_round([bad_point, good_point, *self._points(ahead, ())], "endpoint",
+                                 phases=["endpoint", "endpoint"] + ["search"] * len(ahead))
+        gates = self._gates_green_at_good(steps[1], self._gates_red_at_bad(steps[0]))
+        self._prefetched = list(zip(ahead, steps[2:], strict=True))
         return gates
 
     def _gates_red_at_bad(self, step: Step) -> tuple[str, ...]:
@@ -363,10 +365,15 @@ class Bisection:
             if not kept:
                 raise BisectError(
                     "nothing to bisect: every gate red at BAD is also red (or untestable) at GOOD "
-                    f"{self.rng.good.sha[:10]}", ExitCode.NOTHING)
+                    f"{self.rng.base.sha[:10]}", ExitCode.NOTHING)
             return kept
         what = "the command fails" if bad_at_good == [COMMAND_GATE] else f"gate {', '.join(bad_at_good)} is not green"
         verdict = step.verdicts.get(bad_at_good[0])
+        if self.rng.floor is not None:
+            raise BisectError(
+                f"GOOD endpoint {self.rng.good.sha[:10]} is off BAD's first-parent line, and the line's commit judged "
+                f"in its place, {self.rng.floor.sha[:10]}, judges {verdict}: {what} there; pick a GOOD on BAD's "
+                "first-parent line (git log --first-parent) where it passes", ExitCode.USAGE)
         raise BisectError(
             f"GOOD endpoint {self.rng.good.sha[:10]} judges {verdict}: {what} at GOOD; pick an older GOOD "
             "where it passes", ExitCode.USAGE)
@@ -374,7 +381,7 @@ class Bisection:
     # ---- one search level ----------------------------------------------------------------------
 
     def _points(self, indices: Sequence[int], reverts: tuple[str, ...]) -> list[Point]:
-        return [Point(self.rng.good if i < 0 else self.rng.candidates[i], reverts) for i in indices]
+        return [Point(self.rng.base if i < 0 else self.rng.candidates[i], reverts) for i in indices]
 
     def _search(self, gates: tuple[str, ...], reverts: tuple[str, ...], floor: int,
                 masked_by: str | None) -> list[Culprit]:
@@ -411,7 +418,7 @@ class Bisection:
         needs = [g for g, o in search.outcomes().items() if o.last_good == floor]
         if not needs:
             return True
-        point = Point(self.rng.good) if floor < 0 else Point(self.rng.candidates[floor], reverts)
+        point = Point(self.rng.base) if floor < 0 else Point(self.rng.candidates[floor], reverts)
         try:
             step = self._known_step(point.commit.sha, point.reverts)
         except KeyError:
@@ -510,7 +517,7 @@ class Bisection:
         culprits = []
         for (first_bad, candidates), gates in sorted(groups.items()):
             commit = self.rng.candidates[first_bad]
-            parent = self.rng.good.sha if outcomes[gates[0]].last_good < 0 else self.rng.candidates[outcomes[gates[0]].last_good].sha
+            parent = self.rng.base.sha if outcomes[gates[0]].last_good < 0 else self.rng.candidates[outcomes[gates[0]].last_good].sha
             culprits.append(self._culprit(commit, gates, parent, reverts, masked_by,
                                           tuple(self.rng.candidates[i].sha for i in candidates)))
         return culprits
