@@ -304,7 +304,8 @@ class _Resolver:
                 if not os.access(user_path, os.X_OK):
                     raise CommandError(f"{arg} is not executable; fix: chmod +x {arg}, or name its "
                                        f"interpreter (-- sh {arg})")
-            self.user_file(Path(absolute))
+            if not (program and self._is_elf(user_path)):  # a program binary: its path and --version
+                self.user_file(Path(absolute))
             if rel is not None:
                 self.notes.append(f"{arg} is not tracked by git (not at GOOD nor BAD): every candidate runs "
                                   f"your copy, {absolute}, as git bisect run would")
