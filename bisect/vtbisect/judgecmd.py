@@ -311,7 +311,7 @@ class _Resolver:
                                   f"your copy, {absolute}, as git bisect run would")
             return absolute
         if program:
-            where = f"in {self.cwd}" + (f" nor at GOOD or BAD ({rel})" if rel else "")
+            where = f"in {self.cwd}" + (f", nor at GOOD or BAD ({rel})" if rel else "")
             raise CommandError(f"command {arg!r} not found: no such file {where}; fix: check the path (it is "
                                "relative to your current directory), or commit the script")
         return arg
