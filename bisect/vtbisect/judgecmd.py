@@ -363,7 +363,7 @@ class _Resolver:
                     continue  # e.g. a virtualenv inside your checkout: yours, not the candidate's code
                 if rel not in roots and rel not in rewrites.values():
                     roots.append(rel)
-                    found.append(f"{python} imports {module} from {root} ({how})")
+                    found.append(f"{python} imports {module + ' ' if module else ''}from {root} ({how})")
         return roots, sorted(rewrites.items()), found
 
     def _imports_from_checkout(self, python: str) -> list[tuple[str, Path, str]]:
@@ -378,9 +378,6 @@ class _Resolver:
         if not isinstance(report, dict):
             return []
         out: list[tuple[str, Path, str]] = []
-        for entry in report.get("path", []):
-            if self.repo_relative(Path(entry)) is not None:
-                out.append((f"modules under {entry}", Path(entry), "on its sys.path"))
         for dist in report.get("editable", []):
             for module, origins in dist.get("origins", {}).items():
                 for origin in map(Path, origins):
@@ -390,6 +387,9 @@ class _Resolver:
                     package = origin.parent if origin.name == "__init__.py" else origin
                     root = package.parent if origin.name == "__init__.py" or origin.is_dir() else origin.parent
                     out.append((module, root, f"editable install of {dist.get('name')}"))
+        for entry in report.get("path", []):  # a .pth line or PYTHONPATH naming a folder of your checkout
+            if self.repo_relative(Path(entry)) is not None:
+                out.append(("", Path(entry), "a folder on its sys.path"))
         return out
 
     # ---- the whole plan ------------------------------------------------------------------------
