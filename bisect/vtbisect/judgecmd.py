@@ -125,7 +125,15 @@ class CommandPlan:
         return out
 
 
+HASHED_UP_TO = 64 << 20  # a bigger file (a model, a data set) is keyed by size and mtime, not read each run
+COPIED_UP_TO = 1 << 20  # the evidence keeps a copy of the judge's scripts, not of its data
+
+
 def _sha256(path: Path) -> str:
+    """The file's sha256; for a file over ``HASHED_UP_TO`` bytes, ``stat:<size>:<mtime_ns>`` instead."""
+    info = path.stat()
+    if info.st_size > HASHED_UP_TO:
+        return f"stat:{info.st_size}:{info.st_mtime_ns}"
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
@@ -219,7 +227,8 @@ class _Resolver:
         """A file outside the worktree that the judge reads: its content is part of the identity."""
         if path.is_file():
             self.files[str(path)] = _sha256(path)
-            self.judge_files.append(str(path))
+            if path.stat().st_size <= COPIED_UP_TO:
+                self.judge_files.append(str(path))
 
     def check_program(self, shown: str, data: bytes, on_disk: Path | None) -> None:
         """Refuse what cannot run (CRLF, missing interpreter); record the interpreter's identity."""
