@@ -38,7 +38,7 @@ class Range:
     first_parent: bool
     pathspec: tuple[str, ...]
     floor: Commit | None = None  # when GOOD is off BAD's first-parent line: the line's commit judged in its place
-    notes: tuple[str, ...] = ()
+    good_merged_by: Commit | None = None  # then: the merge on that line that brought GOOD's side in
 
     @property
     def base(self) -> Commit:
@@ -140,7 +140,7 @@ def resolve_range(
     good_commit, bad_commit = history.commits([good, bad])
     if bad not in [commit.sha for commit in chain]:
         chain.append(bad_commit)
-    floor, notes = _first_parent_floor(history, good_commit, bad)
+    floor, merge = _first_parent_floor(history, good_commit, bad)
     return Range(
         repo=repo,
         spec=spec,
@@ -150,7 +150,7 @@ def resolve_range(
         first_parent=first_parent,
         pathspec=tuple(pathspec),
         floor=floor,
-        notes=notes,
+        good_merged_by=merge,
     )
 
 
@@ -170,13 +170,13 @@ def _check_inside_shallow_history(history: GitRepo, good_rev: str, good: str, ba
         raise RangeError(_shallow_message(good_rev, what))
 
 
-def _first_parent_floor(history: GitRepo, good: Commit, bad: str) -> tuple[Commit | None, tuple[str, ...]]:
-    """When GOOD is not on BAD's first-parent line, the newest commit of that line GOOD contains (judged
-    in GOOD's place, so no candidate's recorded parent is a commit that is not its parent), and a note
-    naming the merge that brought GOOD's side in."""
+def _first_parent_floor(history: GitRepo, good: Commit, bad: str) -> tuple[Commit | None, Commit | None]:
+    """When GOOD is not on BAD's first-parent line: the newest commit of that line GOOD contains (judged
+    in GOOD's place by a search along the line, so no candidate's recorded parent is a commit that is
+    not its parent) and the merge on the line that brought GOOD's side in."""
     line = history.first_parent_chain(good.sha, bad)
     if not line or (line[0].parents and line[0].parents[0] == good.sha):
-        return None, ()
+        return None, None
     if not line[0].parents:
         raise RangeError(f"GOOD {good.sha[:10]} is not on BAD's first-parent line, and that line starts at a root "
                          f"commit ({line[0].sha[:10]}) GOOD does not contain; pick a GOOD on BAD's first-parent line "
@@ -189,11 +189,21 @@ def _first_parent_floor(history: GitRepo, good: Commit, bad: str) -> tuple[Commi
             high = middle
         else:
             low = middle + 1
-    merge = line[low]
-    return floor, (
-        f"GOOD {good.sha[:10]} is not on BAD's first-parent line: merge {merge.sha[:10]} ({merge.subject}) brought "
-        f"its side in; the search follows the first-parent line from {floor.sha[:10]} ({floor.subject}), the newest "
-        "commit of that line GOOD contains, judged in GOOD's place",)
+    return floor, line[low]
+
+
+def merged_by(repo: Path, line: Sequence[Commit], sha: str) -> Commit | None:
+    """The commit of the first-parent ``line`` (oldest first) that brought ``sha`` in: itself when it
+    is on the line, else the oldest merge of the line that contains it; None when none does."""
+    history = repository(repo)
+    low, high = 0, len(line)
+    while low < high:
+        middle = (low + high) // 2
+        if history.is_ancestor(sha, line[middle].sha):
+            high = middle
+        else:
+            low = middle + 1
+    return line[low] if low < len(line) else None
 
 
 def describe_many(repo: Path, shas: Sequence[str]) -> list[Commit]:
@@ -245,3 +255,9 @@ def parent_for(rng: Range, index: int) -> str:
     """The commit judged as the parent of candidate ``index``: the previous candidate, or the base
     (GOOD, or the first-parent commit judged in its place)."""
     return rng.base.sha if index == 0 else rng.candidates[index - 1].sha
+
+
+def commits_between(repo: Path, good: str, bad: str) -> list[str]:
+    """Every commit of ``good..bad`` over the whole graph (what a merge ``bad`` brought in over its
+    first parent ``good``, itself included)."""
+    return repository(repo).rev_list(good, bad)

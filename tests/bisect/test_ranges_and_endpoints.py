@@ -51,8 +51,9 @@ def test_good_and_bad_as_two_arguments_get_did_you_mean(make_history, kit, vtbis
             f"{first}..HEAD? e.g. vtbisect run {first}..HEAD -- CMD ARGS...") in ran.stderr
 
 
+@pytest.mark.parametrize("mode", ["graph", "first-parent"])
 def test_good_off_the_first_parent_line_names_the_merge_and_records_only_real_parents(make_history, kit, vtbisect,
-                                                                                     tmp_path):
+                                                                                     tmp_path, mode):
     repo = make_history()
     repo.commit({"a.txt": "ok\n"}, "base")
     fork = repo.commit({"notes/m1": "1\n"}, "main 1")
@@ -63,17 +64,22 @@ def test_good_off_the_first_parent_line_names_the_merge_and_records_only_real_pa
     kit.git(repo.path, "merge", "-q", "--no-ff", "-m", "merge topic", "topic")
     merge = kit.git(repo.path, "rev-parse", "HEAD")
     repo.filler(3, "after")
-    ran = vtbisect(repo.path, f"{good}..HEAD", "--", judge(tmp_path))
+    extra = ["--first-parent"] if mode == "first-parent" else []
+    ran = vtbisect(repo.path, f"{good}..HEAD", *extra, "--", judge(tmp_path))
     assert ran.code == 1, ran.stderr
     (found,) = ran.culprits
     assert found["commit"] == culprit
     assert found["parent"] == fork, "the culprit's recorded parent is its real parent, not GOOD"
-    note = (f"GOOD {good[:10]} is not on BAD's first-parent line: merge {merge[:10]} (merge topic) brought its side "
-            f"in; the search follows the first-parent line from {fork[:10]} (main 1), the newest commit of that "
-            "line GOOD contains, judged in GOOD's place")
-    assert note in ran.record["notes"] and note in ran.stderr
+    said = f"GOOD {good[:10]} is not on BAD's first-parent line: merge {merge[:10]} (merge topic) brought its side in"
+    if mode == "first-parent":
+        said += (f"; the search follows the first-parent line from {fork[:10]} (main 1), the newest commit of that "
+                 "line GOOD contains, judged in GOOD's place")
+    else:
+        said += "; the search runs over the commit graph of GOOD..BAD, as git bisect does"
+    assert said in ran.record["notes"] and said in ran.stderr
     judged = {step["commit"]: step["verdict"] for step in ran.record["steps"]}
-    assert judged[fork] == "good" and good not in judged
+    assert judged[fork] == "good"
+    assert (good in judged) == (mode == "graph"), "over the graph GOOD itself is judged; along the line, its stand-in"
     assert found["proof"]["parent_green"].startswith("step ")
 
 
