@@ -22,7 +22,7 @@ from __future__ import annotations
 import concurrent.futures as futures
 import contextlib
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -62,6 +62,10 @@ class Options:
     all_culprits: bool = False
     first_parent: bool = False
     all_red: bool = False
+    recheck: bool = True  # flake-aware default: deciding verdicts judged again (--no-recheck: git's judge-once)
+
+
+RECHECK_LIMIT = 5  # fresh judgements at most to settle one contested verdict
 
 
 @dataclass(frozen=True)
@@ -198,6 +202,8 @@ class Bisection:
         self._prefetched: list[tuple[int, Step]] = []
         self._trees: dict[str, str] = {}
         self._overturned: dict[tuple[str, tuple[str, ...]], int] = {}  # confirmations that flipped a point
+        self._settled: dict[tuple[str, tuple[str, ...]], dict[str, Verdict]] = {}  # verdicts a recheck settled
+        self._rechecked_culprits: set[tuple[tuple[str, tuple[str, ...]], str]] = set()
         self._executor = futures.ThreadPoolExecutor(max_workers=max(1, options.jobs))
 
     # ---- judging -------------------------------------------------------------------------------
@@ -351,15 +357,87 @@ class Bisection:
         bad_point, good_point = Point(self.rng.bad), Point(self._base())
         jobs = max(1, self.options.jobs)
         if jobs == 1:
-            gates = self._gates_red_at_bad(self.judge_round([bad_point], "endpoint")[0])
-            return self._gates_green_at_good(self.judge_round([good_point], "endpoint")[0], gates)
+            bad_step = self._rechecked(bad_point, self.judge_round([bad_point], "endpoint")[0], "bad")
+            gates = self._gates_red_at_bad(bad_step)
+            good_step = self._rechecked(good_point, self.judge_round([good_point], "endpoint")[0], "good")
+            return self._gates_green_at_good(good_step, gates)
         spare = 0 if self.graph_mode else jobs - 2
         ahead = MultiGateSearch(self.runner.gates, len(self.rng.candidates)).propose(spare) if spare else []
         steps = self.judge_round([bad_point, good_point, *self._points(ahead, ())], "endpoint",
                                  phases=["endpoint", "endpoint"] + ["search"] * len(ahead))
-        gates = self._gates_green_at_good(steps[1], self._gates_red_at_bad(steps[0]))
+        bad_step = self._rechecked(bad_point, steps[0], "bad")
+        good_step = self._rechecked(good_point, steps[1], "good")
+        gates = self._gates_green_at_good(good_step, self._gates_red_at_bad(bad_step))
         self._prefetched = list(zip(ahead, steps[2:], strict=True))
         return gates
+
+    # ---- flake-aware by default: a deciding verdict is judged again before it is believed ---------
+
+    def _settle(self, point: Point, priors: Mapping[str, Verdict]) -> dict[str, Verdict]:
+        """``priors`` are per-gate verdicts of ``point`` that decide the outcome (GOOD not green, BAD
+        not red, a culprit red). Judge ``point`` again, fresh (one judgement serves every gate): one
+        agreeing vote settles a gate; a disagreeing one makes it contested, judged again until one side
+        leads by two (at most ``RECHECK_LIMIT`` fresh judgements); a prior stands unless overturned by
+        a lead of two."""
+        votes: dict[str, list[Verdict]] = {gate: [prior] for gate, prior in priors.items()}
+        result = dict(priors)
+        contested = set(priors)
+        for extra in range(1, RECHECK_LIMIT + 1):
+            if not contested:
+                break
+            fresh = self.judge_round([point], "recheck", repeat=1, purposes=[f"recheck-{extra}"])[0]
+            for gate in sorted(contested):
+                vote, prior = fresh.verdicts.get(gate, "skip"), priors[gate]
+                if vote == "skip":
+                    continue
+                votes[gate].append(vote)
+                other: Verdict = "good" if prior == "bad" else "bad"
+                lead = votes[gate].count(prior) - votes[gate].count(other)
+                if (len(votes[gate]) == 2 and vote == prior) or lead >= 2:
+                    contested.discard(gate)
+                elif lead <= -2:
+                    result[gate] = other
+                    contested.discard(gate)
+                    self.notes.append(
+                        f"{gate} at {point.commit.sha[:10]} judged {prior}, then {' '.join(votes[gate][1:])} afresh: "
+                        f"{other} (flaky: {votes[gate].count(prior)} of {len(votes[gate])} votes said {prior})")
+        return result
+
+    def _rechecked(self, point: Point, step: Step, expected: Verdict) -> Step:
+        """An endpoint step whose verdict would stop the run (GOOD not green, BAD not red), settled by
+        fresh judgements unless --no-recheck or --all-red (where such gates are simply not bisected);
+        the settled verdicts also serve later lookups."""
+        if not self.options.recheck or self.options.all_red:
+            return step
+        priors = {g: v for g, v in step.verdicts.items() if v not in (expected, "skip")}
+        if not priors:
+            return step
+        verdicts = {**step.verdicts, **self._settle(point, priors)}
+        if verdicts == step.verdicts:
+            return step
+        self._settled[(point.commit.sha, point.reverts)] = verdicts
+        return replace(step, verdicts=verdicts)
+
+    def _recheck_culprits(self, outcomes: Mapping[str, tuple[Point, bool]],
+                          record: Callable[[str, Point, Verdict], None]) -> bool:
+        """Each exact culprit's red verdict judged again, fresh (one judgement when it holds, shared by
+        the gates it is the culprit of); False when one was overturned (``record`` re-opens the search
+        above it)."""
+        by_point: dict[tuple[str, tuple[str, ...]], tuple[Point, list[str]]] = {}
+        for gate, (point, exact) in outcomes.items():
+            key = (point.commit.sha, point.reverts)
+            if exact and (key, gate) not in self._rechecked_culprits:
+                self._rechecked_culprits.add((key, gate))
+                by_point.setdefault(key, (point, []))[1].append(gate)
+        stable = True
+        for key, (point, gates) in by_point.items():
+            settled = self._settle(point, dict.fromkeys(gates, "bad"))
+            for gate, verdict in settled.items():
+                if verdict == "good":
+                    self._settled.setdefault(key, {})[gate] = "good"
+                    record(gate, point, "good")
+                    stable = False
+        return stable
 
     def _gates_red_at_bad(self, step: Step) -> tuple[str, ...]:
         red = tuple(g for g in self.runner.gates if step.verdicts.get(g) == "bad")
@@ -428,6 +506,11 @@ class Bisection:
                 continue
             if self.options.confirm and not self._confirm(search, reverts, floor):
                 continue
+            if not self.options.confirm and self.options.recheck and not self._recheck_culprits(
+                    {g: (self._points([o.first_bad], reverts)[0], o.exact) for g, o in search.outcomes().items()},
+                    lambda gate, point, verdict: search.searches[gate].record(
+                        self.rng.index_of(point.commit.sha), verdict, override=True)):
+                continue
             break
         culprits = self._culprits(search.outcomes(), reverts, masked_by)
         return [opened for c in culprits for opened in self._open_merge(c)]
@@ -466,8 +549,9 @@ class Bisection:
 
     def _known_step(self, sha: str, reverts: tuple[str, ...]) -> Step:
         for step in reversed(self.steps):
-            if step.commit == sha and step.reverts == reverts:
-                return step
+            if step.commit == sha and step.reverts == reverts and step.phase != "recheck":
+                settled = self._settled.get((sha, reverts))
+                return replace(step, verdicts={**step.verdicts, **settled}) if settled else step
         raise KeyError(sha)
 
     def _apply_good(self, search: MultiGateSearch, step: Step) -> None:
@@ -628,7 +712,14 @@ class Bisection:
                 for sha, step in zip(shas, self.judge_round([Point(by_sha[sha]) for sha in shas], "search"),
                                      strict=True):
                     graph.record(sha, step.verdicts)
-            if not self.options.confirm or self._confirm_graph(graph, by_sha):
+            if self.options.confirm:
+                if self._confirm_graph(graph, by_sha):
+                    break
+                continue
+            if not self.options.recheck or self._recheck_culprits(
+                    {g: (Point(by_sha[o.first_bad]), o.exact) for g, o in graph.outcomes().items()},
+                    lambda gate, point, verdict: graph.searches[gate].record(point.commit.sha, verdict,
+                                                                             override=True)):
                 break
         groups: dict[tuple[str, tuple[str, ...]], list[str]] = {}
         for gate, outcome in graph.outcomes().items():

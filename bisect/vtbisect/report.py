@@ -17,6 +17,7 @@ from vtgate.output import Part, atomic_write_text, dumps, say
 
 from vtbisect import __version__
 from vtbisect.driver import Culprit, Outcome, Step
+from vtbisect.search import Verdict
 
 SCHEMA = 1
 LOG_MARKER = "# vtbisect-record: "
@@ -117,6 +118,15 @@ def outcome_record(outcome: Outcome, recipe: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def settled_verdict(steps: Sequence[Step], step: Step) -> Verdict:
+    """``step``'s verdict, or the other one when the fresh rechecks of its commit overturned it (a
+    lead of two votes, as the driver rules)."""
+    votes = [step.verdict] + [s.verdict for s in steps if s.phase == "recheck" and s.commit == step.commit
+                              and s.reverts == step.reverts and s.verdict != "skip"]
+    other: Verdict = "good" if step.verdict == "bad" else "bad"
+    return other if step.verdict != "skip" and votes.count(other) - votes.count(step.verdict) >= 2 else step.verdict
+
+
 def bisect_log(outcome: Outcome, recipe: dict[str, Any]) -> str:
     """A ``git bisect replay``-compatible log of the unreverted judgements (reverted ones are
     comments: git bisect has no notion of them), plus a marker line ``vtbisect replay`` reads."""
@@ -125,14 +135,19 @@ def bisect_log(outcome: Outcome, recipe: dict[str, Any]) -> str:
     lines.append(f"git bisect start {outcome.range.bad.sha} {outcome.range.good.sha}")
     for step in outcome.steps:
         words = {"good": "good", "bad": "bad", "skip": "skip"}
+        if step.phase == "recheck":  # one vote of a settled verdict: the settled one is what git should see
+            lines.append(f"# recheck vote {step.verdict}: [{step.commit}] {step.subject}")
+            continue
         if step.reverts:
             lines.append(f"# {step.verdict} with {', '.join(r[:10] for r in step.reverts)} reverted: "
                          f"[{step.commit}] {step.subject}")
             continue
         if step.commit in (outcome.range.good.sha, outcome.range.bad.sha) and step.phase == "endpoint":
             continue
-        lines.append(f"# {step.verdict}: [{step.commit}] {step.subject}")
-        lines.append(f"git bisect {words[step.verdict]} {step.commit}")
+        verdict = settled_verdict(outcome.steps, step)
+        lines.append(f"# {step.verdict}: [{step.commit}] {step.subject}"
+                     + (f" (settled {verdict} by its rechecks)" if verdict != step.verdict else ""))
+        lines.append(f"git bisect {words[verdict]} {step.commit}")
     for culprit in outcome.culprits:
         label = "first bad commit" if len(culprit.candidates) == 1 else "only skipped commits left to test"
         lines.append(f"# {label}: [{culprit.commit}] {culprit.subject} ({', '.join(culprit.gates)})")

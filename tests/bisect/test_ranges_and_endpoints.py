@@ -92,8 +92,27 @@ def test_a_wrong_good_costs_one_judgement_not_a_search(make_history, kit, vtbise
     assert ran.code == 2
     assert f"GOOD endpoint {wrong_good[:10]} judges bad: the command fails at GOOD; pick an older GOOD" in ran.stderr
     judged = [line for line in ran.stderr.splitlines() if line.lstrip().startswith("step ")]
-    assert len(judged) == 2, ran.stderr  # BAD and GOOD, nothing else
-    assert all("(endpoint," in line for line in judged)
+    # BAD and GOOD, then GOOD once more (a verdict that stops the run is rechecked): no search
+    assert len(judged) == 3, ran.stderr
+    assert ["endpoint" in line for line in judged] == [True, True, False] and "(recheck," in judged[2]
+    once = vtbisect(repo.path, f"{wrong_good}..HEAD", "-j", jobs, "--no-recheck", "--", judge(tmp_path))
+    assert once.code == 2 and len([ln for ln in once.stderr.splitlines() if ln.lstrip().startswith("step ")]) == 2
+
+
+def test_a_good_endpoint_that_flakes_red_once_is_rechecked_not_believed(make_history, kit, vtbisect, tmp_path):
+    repo = make_history()
+    kit.linear_history(repo, 12, {6: "a.txt"})
+    state = tmp_path / "seen"
+    script = tmp_path / "flaky-good.sh"
+    script.write_text(f"#!/bin/sh\nif [ \"$VTBISECT_COMMIT\" = {repo.shas[0]} ] && [ ! -e {state} ]; then\n"
+                      f"  touch {state}; exit 1\nfi\n" + SHELL_JUDGE)
+    script.chmod(0o755)
+    once = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "--no-cache", "--no-recheck", "--", str(script))
+    assert once.code == 2 and "GOOD endpoint" in once.stderr
+    state.unlink()
+    ran = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "--no-cache", "--", str(script))
+    assert ran.code == 1, ran.stderr
+    assert ran.culprits[0]["commit"] == repo.shas[7]
 
 
 def test_with_two_jobs_both_endpoints_are_the_first_round(make_history, kit, vtbisect, tmp_path):

@@ -159,6 +159,9 @@ def run_command(
     jobs: int = typer.Option(1, "--jobs", "-j", min=1, max=64, help="Candidates judged concurrently per round."),
     repeat: int = typer.Option(1, "--repeat", min=1, help="Judge each candidate up to N times; majority wins."),
     confirm: int = typer.Option(0, "--confirm", min=0, help="Re-judge each culprit and its parent N times."),
+    recheck: bool = typer.Option(True, "--recheck/--no-recheck",
+                                 help="Judge a deciding verdict again before believing it (GOOD not green, BAD "
+                                      "not red, the culprit red; default). --no-recheck judges once, as git does."),
     all_culprits: bool = typer.Option(False, "--all-culprits", help="Find culprits masked by earlier ones."),
     first_parent: bool = typer.Option(False, "--first-parent", help="Stay on the mainline; a merge culprit is final."),
     path: list[str] = typer.Option([], "--path", help="Only commits touching PATH (repeatable)."),
@@ -191,7 +194,7 @@ def run_command(
     for note in runner.plan.notes if isinstance(runner, CommandRunner) and runner.plan else ():
         say(("note:", "yellow"), f" {note}")
     options = Options(jobs=jobs, repeat=repeat, confirm=confirm, all_culprits=all_culprits,
-                      first_parent=first_parent, all_red=all_red)
+                      first_parent=first_parent, all_red=all_red, recheck=recheck)
     say(f"bisecting {len(rng.candidates)} candidates in {range_spec} "
         f"({rng.good.sha[:10]}..{rng.bad.sha[:10]}), -j {jobs}"
         + (f", repeat {repeat}" if repeat > 1 else "") + (", cache off" if no_cache else ""))
