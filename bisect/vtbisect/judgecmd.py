@@ -293,7 +293,7 @@ class _Resolver:
         if program and (tracked == "tree" or (tracked is None and user_path.is_dir())):
             raise CommandError(f"the command {arg!r} is a folder, not a program; fix: name the script or "
                                f"program inside it (e.g. -- {arg.rstrip('/')}/run.sh)")
-        if tracked == "blob":
+        if tracked == "blob" and rel is not None:
             if program:
                 data = repository(self.repo).read_file(self.revisions[-1], rel) or b""
                 if not data:
