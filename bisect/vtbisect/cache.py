@@ -2,9 +2,13 @@
 
 A key is the sha256 of everything that defines a verdict: the candidate's *tree* id (not its commit,
 so a rebased copy of the same code hits), the reverts applied (in order), the oracle digest (the
-command argv, or the suite file and its goldens), the environment that reaches the judge (engine
-knobs, search paths, locale, BLAS / OpenMP thread counts), the repeat count, and the vtbisect
-version. Entries are small JSON files written atomically, so two runs
+command argv and the judge's identity outside the candidate tree: the content of every script or
+file it names that the worktree does not hold, its interpreter's path and ``--version``; or the suite
+file and its goldens), the knobs that reach the judge (variables with the suite's knob prefixes,
+``VT_`` by default, and those the suite names; the import path, hash seed, locale, BLAS / OpenMP
+thread counts), the repeat count, and the vtbisect version. ``PATH`` itself is not in the key: what it
+decides, where the command resolves, is in the judge's identity, so an unrelated folder added to
+``PATH`` still hits. Entries are small JSON files written atomically, so two runs
 on one repository can share the cache without corrupting it, and an interrupted run resumes from
 what it had already judged."""
 
@@ -21,23 +25,39 @@ from typing import Any
 
 from vtbisect import __version__
 
-CACHE_SCHEMA = 1
+CACHE_SCHEMA = 2  # 2: the judge's identity in the oracle part; PATH out of the key
 
-# Environment variables that can change a verdict: the engine's knobs, how programs are found, and the
-# thread counts of the BLAS / OpenMP libraries a judge may load (a different count splits a sum
-# differently, so it can change the bits of a result).
+# Environment variables that can change a verdict besides the knobs: how Python finds modules, the
+# hash seed, the locale, and the thread counts of the BLAS / OpenMP libraries a judge may load (a
+# different count splits a sum differently, so it can change the bits of a result). PATH is not one
+# of them: where the command resolves on PATH is part of the judge's identity (judgecmd.py).
 ENV_PREFIXES = ("VT_",)
 THREAD_NAMES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-ENV_NAMES = ("PATH", "PYTHONPATH", "PYTHONHASHSEED", "LANG", "LC_ALL", *THREAD_NAMES)
+ENV_NAMES = ("PYTHONPATH", "PYTHONHASHSEED", "LANG", "LC_ALL", *THREAD_NAMES)
 # vtbisect's own settings (VT_BISECT_CACHE_DIR: where the cache lives) never change a verdict.
 OWN_PREFIX = "VT_BISECT_"
 
 
-def verdict_env(env: Mapping[str, str]) -> dict[str, str]:
+@dataclass(frozen=True)
+class Knobs:
+    """Which variables are knobs: names with one of ``prefixes`` (a suite's ``[suite] knob_prefixes``,
+    ``VT_`` by default) and the names a suite itself pins or sweeps (``named``)."""
+
+    prefixes: tuple[str, ...] = ENV_PREFIXES
+    named: frozenset[str] = frozenset()
+
+    def selects(self, name: str) -> bool:
+        return name in self.named or (bool(self.prefixes) and name.startswith(self.prefixes))
+
+
+DEFAULT_KNOBS = Knobs()
+
+
+def verdict_env(env: Mapping[str, str], knobs: Knobs = DEFAULT_KNOBS) -> dict[str, str]:
     """The part of ``env`` that goes into cache keys (and the evidence's runner recipe)."""
     return {
         k: v for k, v in sorted(env.items())
-        if (k in ENV_NAMES or k.startswith(ENV_PREFIXES)) and not k.startswith(OWN_PREFIX)
+        if (k in ENV_NAMES or knobs.selects(k)) and not k.startswith(OWN_PREFIX)
     }
 
 
@@ -71,9 +91,10 @@ class CacheKey:
 
 
 def make_key(
-    tree: str, reverts: Sequence[str], oracle: str, env: Mapping[str, str], repeat: int, purpose: str = "judge"
+    tree: str, reverts: Sequence[str], oracle: str, env: Mapping[str, str], repeat: int, purpose: str = "judge",
+    knobs: Knobs = DEFAULT_KNOBS,
 ) -> CacheKey:
-    return CacheKey(tree, tuple(reverts), oracle, tuple(verdict_env(env).items()), repeat, purpose)
+    return CacheKey(tree, tuple(reverts), oracle, tuple(verdict_env(env, knobs).items()), repeat, purpose)
 
 
 class VerdictCache:

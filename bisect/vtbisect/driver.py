@@ -2,15 +2,15 @@
 
 One ``Bisection`` owns a range, a runner, a worktree pool and the verdict cache. It
 
-1. judges BAD (and GOOD: at once when ``--all-red`` or ``-j`` >= 2 leaves a slot free; otherwise
-   only when a search reaches GOOD's side of a bracket, so the parent-green proof is never assumed);
+1. judges BAD and GOOD first (together when ``-j`` >= 2), so a wrong endpoint costs one judgement;
+   GOOD off BAD's first-parent line is replaced by the line's newest commit it contains;
 2. runs the per-gate searches together, ``jobs`` candidates per round, one judgement serving every
    gate; ``--repeat N`` settles each judgement by adaptive majority and records disagreement as
    flakiness;
 3. ``--confirm N`` re-judges each culprit and its parent up to N times; a verdict the fresh votes
    disprove by a lead of two is overridden and the search resumes from the corrected bracket;
-4. opens up a culprit that is a merge (unless ``--first-parent``): when the merged branch's tip is
-   bad, the search continues along that branch;
+4. opens up a culprit that is a merge (unless ``--first-parent``): what it brought in is bisected
+   over the commit graph (``vtbisect.dag``, git's find_bisection), nested merges included;
 5. with ``--all-culprits``, reverts each culprit at BAD; while the gate stays red, searches the
    commits after the culprit with the reverts applied, and records what each culprit masks.
 
@@ -20,23 +20,26 @@ Everything the user sees goes through a ``Handler`` (progress) and the returned 
 from __future__ import annotations
 
 import concurrent.futures as futures
+import contextlib
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from vtgate.exitcodes import ExitCode
 
 from vtbisect.cache import VerdictCache, make_key
+from vtbisect.dag import MultiGateDag
 from vtbisect.judges import COMMAND_GATE, Judgement, Runner
 from vtbisect.revisions import (
     Commit,
     Range,
+    commits_between,
     deliberate_gates,
     describe,
+    describe_many,
     diffstat,
-    merge_base,
-    resolve_range,
+    merged_by,
     tree_of,
 )
 from vtbisect.search import MultiGateSearch, SearchOutcome, Verdict, flake_rate, majority
@@ -59,6 +62,10 @@ class Options:
     all_culprits: bool = False
     first_parent: bool = False
     all_red: bool = False
+    recheck: bool = True  # flake-aware default: deciding verdicts judged again (--no-recheck: git's judge-once)
+
+
+RECHECK_LIMIT = 5  # fresh judgements at most to settle one contested verdict
 
 
 @dataclass(frozen=True)
@@ -195,6 +202,8 @@ class Bisection:
         self._prefetched: list[tuple[int, Step]] = []
         self._trees: dict[str, str] = {}
         self._overturned: dict[tuple[str, tuple[str, ...]], int] = {}  # confirmations that flipped a point
+        self._settled: dict[tuple[str, tuple[str, ...]], dict[str, Verdict]] = {}  # verdicts a recheck settled
+        self._rechecked_culprits: set[tuple[tuple[str, tuple[str, ...]], str]] = set()
         self._executor = futures.ThreadPoolExecutor(max_workers=max(1, options.jobs))
 
     # ---- judging -------------------------------------------------------------------------------
@@ -241,7 +250,7 @@ class Bisection:
         if memo in self._known:  # judged earlier in this run: reuse, run nothing
             return replace(self._known[memo], cached=True, judgements=0, seconds=0.0)
         tree = point.commit.tree or self._tree(point.commit.sha)
-        key = make_key(tree, point.reverts, self.runner.oracle_digest(), self.env, repeat, purpose)
+        key = make_key(tree, point.reverts, self.runner.oracle_digest(), self.env, repeat, purpose, self.runner.knobs)
         record = self.cache.get(key)
         if record is not None:
             evaluation = Evaluation(record["verdicts"], record["votes"], record.get("log", ""), 0.0, 0,
@@ -294,11 +303,39 @@ class Bisection:
 
     # ---- the whole run -------------------------------------------------------------------------
 
+    @property
+    def graph_mode(self) -> bool:
+        """Search the commit graph of GOOD..BAD (git's way) rather than BAD's first-parent line: when
+        the line has merges and nothing needs the line (--first-parent, --all-culprits' reverts
+        along it, a pathspec)."""
+        return (not self.options.first_parent and not self.options.all_culprits and not self.rng.pathspec
+                and any(len(c.parents) > 1 for c in self.rng.candidates))
+
+    def _good_side_note(self) -> None:
+        merge, good = self.rng.good_merged_by, self.rng.good
+        if merge is None or self.rng.floor is None:
+            return
+        said = (f"GOOD {good.sha[:10]} is not on BAD's first-parent line: merge {merge.sha[:10]} ({merge.subject}) "
+                "brought its side in")
+        if self.graph_mode:
+            self.notes.append(f"{said}; the search runs over the commit graph of GOOD..BAD, as git bisect does")
+        else:
+            floor = self.rng.floor
+            self.notes.append(f"{said}; the search follows the first-parent line from {floor.sha[:10]} "
+                              f"({floor.subject}), the newest commit of that line GOOD contains, judged in GOOD's place")
+
+    def _base(self) -> Commit:
+        """What stands for GOOD: GOOD itself over the graph, else the first-parent base (Range.base)."""
+        return self.rng.good if self.graph_mode else self.rng.base
+
     def run(self) -> Outcome:
         start = time.monotonic()
+        self._good_side_note()
         gates = self._verify_endpoints()
         culprits: list[Culprit] = []
         frontier: list[tuple[tuple[str, ...], tuple[str, ...], int, str | None]] = [(gates, (), -1, None)]
+        if self.graph_mode:
+            culprits, frontier = self._search_graph(gates), []
         while frontier:
             group, reverts, floor, masked_by = frontier.pop(0)
             found = self._search(group, reverts, floor, masked_by)
@@ -313,20 +350,94 @@ class Bisection:
         )
 
     def _verify_endpoints(self) -> tuple[str, ...]:
-        """Judge BAD first. ``--all-red`` judges GOOD in the same round (it defines the gate set);
-        otherwise the free slots of ``-j`` >= 2 judge the first search cut points speculatively
-        (kept only if BAD is red), and GOOD is judged when a bracket reaches it."""
-        bad_point = Point(self.rng.bad)
-        if self.options.all_red:
-            steps = self.judge_round([bad_point, Point(self.rng.good)], "endpoint")
-            return self._gates_green_at_good(steps[1], self._gates_red_at_bad(steps[0]))
-        spare = max(1, self.options.jobs) - 1
+        """Judge BAD and GOOD before any search, so a wrong endpoint costs one judgement, not a search:
+        with ``-j`` >= 2 both in the first round (spare slots judge the first cut points, kept only if
+        the endpoints hold); with ``-j 1`` BAD, then GOOD. GOOD here is ``Range.base``: GOOD, or the
+        first-parent commit judged in its place when GOOD is off BAD's first-parent line."""
+        bad_point, good_point = Point(self.rng.bad), Point(self._base())
+        jobs = max(1, self.options.jobs)
+        if jobs == 1:
+            bad_step = self._rechecked(bad_point, self.judge_round([bad_point], "endpoint")[0], "bad")
+            gates = self._gates_red_at_bad(bad_step)
+            good_step = self._rechecked(good_point, self.judge_round([good_point], "endpoint")[0], "good")
+            return self._gates_green_at_good(good_step, gates)
+        spare = 0 if self.graph_mode else jobs - 2
         ahead = MultiGateSearch(self.runner.gates, len(self.rng.candidates)).propose(spare) if spare else []
-        steps = self.judge_round([bad_point, *self._points(ahead, ())], "endpoint",
-                                 phases=["endpoint"] + ["search"] * len(ahead))
-        gates = self._gates_red_at_bad(steps[0])
-        self._prefetched = list(zip(ahead, steps[1:], strict=True))
+        steps = self.judge_round([bad_point, good_point, *self._points(ahead, ())], "endpoint",
+                                 phases=["endpoint", "endpoint"] + ["search"] * len(ahead))
+        bad_step = self._rechecked(bad_point, steps[0], "bad")
+        good_step = self._rechecked(good_point, steps[1], "good")
+        gates = self._gates_green_at_good(good_step, self._gates_red_at_bad(bad_step))
+        self._prefetched = list(zip(ahead, steps[2:], strict=True))
         return gates
+
+    # ---- flake-aware by default: a deciding verdict is judged again before it is believed ---------
+
+    def _settle(self, point: Point, priors: Mapping[str, Verdict]) -> dict[str, Verdict]:
+        """``priors`` are per-gate verdicts of ``point`` that decide the outcome (GOOD not green, BAD
+        not red, a culprit red). Judge ``point`` again, fresh (one judgement serves every gate): one
+        agreeing vote settles a gate; a disagreeing one makes it contested, judged again until one side
+        leads by two (at most ``RECHECK_LIMIT`` fresh judgements); a prior stands unless overturned by
+        a lead of two."""
+        votes: dict[str, list[Verdict]] = {gate: [prior] for gate, prior in priors.items()}
+        result = dict(priors)
+        contested = set(priors)
+        for extra in range(1, RECHECK_LIMIT + 1):
+            if not contested:
+                break
+            fresh = self.judge_round([point], "recheck", repeat=1, purposes=[f"recheck-{extra}"])[0]
+            for gate in sorted(contested):
+                vote, prior = fresh.verdicts.get(gate, "skip"), priors[gate]
+                if vote == "skip":
+                    continue
+                votes[gate].append(vote)
+                other: Verdict = "good" if prior == "bad" else "bad"
+                lead = votes[gate].count(prior) - votes[gate].count(other)
+                if (len(votes[gate]) == 2 and vote == prior) or lead >= 2:
+                    contested.discard(gate)
+                elif lead <= -2:
+                    result[gate] = other
+                    contested.discard(gate)
+                    self.notes.append(
+                        f"{gate} at {point.commit.sha[:10]} judged {prior}, then {' '.join(votes[gate][1:])} afresh: "
+                        f"{other} (flaky: {votes[gate].count(prior)} of {len(votes[gate])} votes said {prior})")
+        return result
+
+    def _rechecked(self, point: Point, step: Step, expected: Verdict) -> Step:
+        """An endpoint step whose verdict would stop the run (GOOD not green, BAD not red), settled by
+        fresh judgements unless --no-recheck or --all-red (where such gates are simply not bisected);
+        the settled verdicts also serve later lookups."""
+        if not self.options.recheck or self.options.all_red:
+            return step
+        priors = {g: v for g, v in step.verdicts.items() if v not in (expected, "skip")}
+        if not priors:
+            return step
+        verdicts = {**step.verdicts, **self._settle(point, priors)}
+        if verdicts == step.verdicts:
+            return step
+        self._settled[(point.commit.sha, point.reverts)] = verdicts
+        return replace(step, verdicts=verdicts)
+
+    def _recheck_culprits(self, outcomes: Mapping[str, tuple[Point, bool]],
+                          record: Callable[[str, Point, Verdict], None]) -> bool:
+        """Each exact culprit's red verdict judged again, fresh (one judgement when it holds, shared by
+        the gates it is the culprit of); False when one was overturned (``record`` re-opens the search
+        above it)."""
+        by_point: dict[tuple[str, tuple[str, ...]], tuple[Point, list[str]]] = {}
+        for gate, (point, exact) in outcomes.items():
+            key = (point.commit.sha, point.reverts)
+            if exact and (key, gate) not in self._rechecked_culprits:
+                self._rechecked_culprits.add((key, gate))
+                by_point.setdefault(key, (point, []))[1].append(gate)
+        stable = True
+        for key, (point, gates) in by_point.items():
+            settled = self._settle(point, dict.fromkeys(gates, "bad"))
+            for gate, verdict in settled.items():
+                if verdict == "good":
+                    self._settled.setdefault(key, {})[gate] = "good"
+                    record(gate, point, "good")
+                    stable = False
+        return stable
 
     def _gates_red_at_bad(self, step: Step) -> tuple[str, ...]:
         red = tuple(g for g in self.runner.gates if step.verdicts.get(g) == "bad")
@@ -363,10 +474,15 @@ class Bisection:
             if not kept:
                 raise BisectError(
                     "nothing to bisect: every gate red at BAD is also red (or untestable) at GOOD "
-                    f"{self.rng.good.sha[:10]}", ExitCode.NOTHING)
+                    f"{self.rng.base.sha[:10]}", ExitCode.NOTHING)
             return kept
         what = "the command fails" if bad_at_good == [COMMAND_GATE] else f"gate {', '.join(bad_at_good)} is not green"
         verdict = step.verdicts.get(bad_at_good[0])
+        if self.rng.floor is not None and not self.graph_mode:
+            raise BisectError(
+                f"GOOD endpoint {self.rng.good.sha[:10]} is off BAD's first-parent line, and the line's commit judged "
+                f"in its place, {self.rng.floor.sha[:10]}, judges {verdict}: {what} there; pick a GOOD on BAD's "
+                "first-parent line (git log --first-parent) where it passes", ExitCode.USAGE)
         raise BisectError(
             f"GOOD endpoint {self.rng.good.sha[:10]} judges {verdict}: {what} at GOOD; pick an older GOOD "
             "where it passes", ExitCode.USAGE)
@@ -374,7 +490,7 @@ class Bisection:
     # ---- one search level ----------------------------------------------------------------------
 
     def _points(self, indices: Sequence[int], reverts: tuple[str, ...]) -> list[Point]:
-        return [Point(self.rng.good if i < 0 else self.rng.candidates[i], reverts) for i in indices]
+        return [Point(self.rng.base if i < 0 else self.rng.candidates[i], reverts) for i in indices]
 
     def _search(self, gates: tuple[str, ...], reverts: tuple[str, ...], floor: int,
                 masked_by: str | None) -> list[Culprit]:
@@ -390,9 +506,14 @@ class Bisection:
                 continue
             if self.options.confirm and not self._confirm(search, reverts, floor):
                 continue
+            if not self.options.confirm and self.options.recheck and not self._recheck_culprits(
+                    {g: (self._points([o.first_bad], reverts)[0], o.exact) for g, o in search.outcomes().items()},
+                    lambda gate, point, verdict: search.searches[gate].record(
+                        self.rng.index_of(point.commit.sha), verdict, override=True)):
+                continue
             break
         culprits = self._culprits(search.outcomes(), reverts, masked_by)
-        return [self._open_merge(c) for c in culprits]
+        return [opened for c in culprits for opened in self._open_merge(c)]
 
     def _run_rounds(self, search: MultiGateSearch, reverts: tuple[str, ...], phase: str) -> None:
         k = max(1, self.options.jobs)
@@ -411,7 +532,7 @@ class Bisection:
         needs = [g for g, o in search.outcomes().items() if o.last_good == floor]
         if not needs:
             return True
-        point = Point(self.rng.good) if floor < 0 else Point(self.rng.candidates[floor], reverts)
+        point = Point(self.rng.base) if floor < 0 else Point(self.rng.candidates[floor], reverts)
         try:
             step = self._known_step(point.commit.sha, point.reverts)
         except KeyError:
@@ -428,8 +549,9 @@ class Bisection:
 
     def _known_step(self, sha: str, reverts: tuple[str, ...]) -> Step:
         for step in reversed(self.steps):
-            if step.commit == sha and step.reverts == reverts:
-                return step
+            if step.commit == sha and step.reverts == reverts and step.phase != "recheck":
+                settled = self._settled.get((sha, reverts))
+                return replace(step, verdicts={**step.verdicts, **settled}) if settled else step
         raise KeyError(sha)
 
     def _apply_good(self, search: MultiGateSearch, step: Step) -> None:
@@ -510,7 +632,7 @@ class Bisection:
         culprits = []
         for (first_bad, candidates), gates in sorted(groups.items()):
             commit = self.rng.candidates[first_bad]
-            parent = self.rng.good.sha if outcomes[gates[0]].last_good < 0 else self.rng.candidates[outcomes[gates[0]].last_good].sha
+            parent = self.rng.base.sha if outcomes[gates[0]].last_good < 0 else self.rng.candidates[outcomes[gates[0]].last_good].sha
             culprits.append(self._culprit(commit, gates, parent, reverts, masked_by,
                                           tuple(self.rng.candidates[i].sha for i in candidates)))
         return culprits
@@ -534,30 +656,122 @@ class Bisection:
 
     # ---- merges and masked culprits ------------------------------------------------------------
 
-    def _open_merge(self, culprit: Culprit) -> Culprit:
-        """A merge culprit whose merged-in tip is bad: continue along the merged branch."""
+    def _open_merge(self, culprit: Culprit) -> list[Culprit]:
+        """A merge culprit: bisect what the merge brought in over the commit graph (``vtbisect.dag``,
+        git's find_bisection: the commit that best halves the suspects next), nested merges included,
+        instead of a search per merge. The merge itself is the culprit when all it brought is green."""
+        if self.options.first_parent or len(culprit.candidates) > 1 or culprit.reverts:
+            return [culprit]
         info = describe(self.rng.repo, culprit.commit)
-        if self.options.first_parent or len(info.parents) < 2 or len(culprit.candidates) > 1 or culprit.reverts:
-            return culprit
-        first, side = info.parents[0], info.parents[1]
-        base = merge_base(self.rng.repo, first, side)
-        if base is None or base == side:
-            return culprit
-        tip = self.judge_round([Point(describe(self.rng.repo, side))], "merge")[0]
-        if any(tip.verdicts.get(g) != "bad" for g in culprit.gates):
-            return Culprit(**{**culprit.__dict__, "note": "the merge itself breaks it: its merged branch's tip is green"})
-        sub_range = resolve_range(self.rng.repo, f"{base}..{side}", first_parent=self.options.first_parent)
-        sub = Bisection(sub_range, self.runner, self.pool, self.cache, Options(
-            jobs=self.options.jobs, repeat=self.options.repeat, confirm=self.options.confirm, first_parent=False,
-        ), self.env, self.handler)
-        sub.steps, sub.rounds, sub._known = self.steps, self.rounds, self._known
+        if len(info.parents) < 2:
+            return [culprit]
+        brought = describe_many(self.rng.repo, commits_between(self.rng.repo, info.parents[0], culprit.commit))
+        by_sha = {commit.sha: commit for commit in brought}
+        graph = MultiGateDag(culprit.gates, list(by_sha), {c.sha: c.parents for c in brought}, culprit.commit)
+        for sha in by_sha:  # verdicts this run already has (a merged tip judged earlier, say)
+            with contextlib.suppress(KeyError):
+                graph.record(sha, self._known_step(sha, ()).verdicts)
+        while not graph.done:
+            shas = graph.propose(max(1, self.options.jobs))
+            for sha, step in zip(shas, self.judge_round([Point(by_sha[sha]) for sha in shas], "merge"), strict=True):
+                graph.record(sha, step.verdicts)
+        groups: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+        for gate, outcome in graph.outcomes().items():
+            groups.setdefault((outcome.first_bad, outcome.candidates), []).append(gate)
+        found = []
+        for (first_bad, candidates), gates in sorted(groups.items()):
+            commit = by_sha[first_bad]
+            if first_bad == culprit.commit:
+                note = "the merge itself breaks it: what it brought in is green"
+                parent = culprit.parent
+            else:
+                note = f"on the branch merged by {culprit.commit[:10]} ({culprit.subject})"
+                parent = commit.parents[0]
+                self._judge_parent(parent, gates)
+            found.append(self._culprit(commit, gates, parent, (), culprit.masked_by, candidates, note=note))
+        return found
+
+    def _search_graph(self, gates: tuple[str, ...]) -> list[Culprit]:
+        """Bisect GOOD..BAD over the commit graph (``vtbisect.dag``: each round the commits that best
+        halve the suspects), confirm with ``--confirm``, and name for each culprit off the first-parent
+        line the merge that brought it in."""
+        good = self.rng.good.sha
+        commits = describe_many(self.rng.repo, commits_between(self.rng.repo, good, self.rng.bad.sha))
+        by_sha = {commit.sha: commit for commit in commits}
+        graph = MultiGateDag(gates, list(by_sha), {c.sha: c.parents for c in commits}, self.rng.bad.sha)
+        for sha in by_sha:
+            with contextlib.suppress(KeyError):
+                graph.record(sha, self._known_step(sha, ()).verdicts)
+        self.notes.append(f"searched over the commit graph: {len(by_sha)} commits in GOOD..BAD "
+                          f"({len(self.rng.candidates)} on BAD's first-parent line)")
+        for _ in range(4 * len(by_sha) + 4):
+            while not graph.done:
+                shas = graph.propose(max(1, self.options.jobs))
+                self.handler.progress("search", sum(len(s.untested()) for s in graph.searches.values()),
+                                      max(1, len(graph.searches[gates[0]].untested()).bit_length()), None)
+                for sha, step in zip(shas, self.judge_round([Point(by_sha[sha]) for sha in shas], "search"),
+                                     strict=True):
+                    graph.record(sha, step.verdicts)
+            if self.options.confirm:
+                if self._confirm_graph(graph, by_sha):
+                    break
+                continue
+            if not self.options.recheck or self._recheck_culprits(
+                    {g: (Point(by_sha[o.first_bad]), o.exact) for g, o in graph.outcomes().items()},
+                    lambda gate, point, verdict: graph.searches[gate].record(point.commit.sha, verdict,
+                                                                             override=True)):
+                break
+        groups: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+        for gate, outcome in graph.outcomes().items():
+            groups.setdefault((outcome.first_bad, outcome.candidates), []).append(gate)
+        found = []
+        for (first_bad, candidates), group in sorted(groups.items()):
+            commit = by_sha[first_bad]
+            parent = commit.parents[0] if commit.parents else good
+            self._judge_parent(parent, group)
+            note = ""
+            if len(candidates) == 1 and first_bad not in {c.sha for c in self.rng.candidates}:
+                merge = merged_by(self.rng.repo, self.rng.candidates, first_bad)
+                if merge is not None:
+                    note = f"on the branch merged by {merge.sha[:10]} ({merge.subject})"
+            elif len(candidates) == 1 and len(commit.parents) > 1:
+                note = "the merge itself breaks it: what it brought in is green"
+            found.append(self._culprit(commit, group, parent, (), None, candidates, note=note))
+        return found
+
+    def _confirm_graph(self, graph: MultiGateDag, by_sha: Mapping[str, Commit]) -> bool:
+        """``--confirm N`` over the graph: re-judge each culprit and its first parent afresh (a lead of
+        two fresh votes to overturn, as along the line); False when a verdict flipped."""
+        stable = True
+        for gate, outcome in graph.outcomes().items():
+            culprit = by_sha[outcome.first_bad]
+            points = [Point(culprit)]
+            if culprit.parents and culprit.parents[0] in by_sha:
+                points.insert(0, Point(by_sha[culprit.parents[0]]))
+            purposes = [self._confirm_purpose(p) for p in points]
+            steps = self.judge_round(points, "confirm", repeat=self.options.confirm, purposes=purposes)
+            for point, purpose, step in zip(points, purposes, steps, strict=True):
+                expected: Verdict = "bad" if point.commit.sha == culprit.sha else "good"
+                verdict = self._confirmed_verdict(gate, point, step, expected, purpose)
+                if verdict not in (expected, "skip"):
+                    key = (point.commit.sha, point.reverts)
+                    self._overturned[key] = self._overturned.get(key, 0) + 1
+                    stable = False
+                    self.notes.append(f"confirmation flipped {gate} at {point.commit.sha[:10]}: {expected} -> "
+                                      f"{verdict}; search resumed")
+                    graph.searches[gate].record(point.commit.sha, verdict, override=True)
+        return stable
+
+    def _judge_parent(self, parent: str, gates: Sequence[str]) -> None:
+        """The parent-green proof of a culprit found over the graph is judged, never assumed."""
         try:
-            found = sub._search(culprit.gates, (), -1, culprit.masked_by)
-        finally:
-            self.rounds = sub.rounds
-            sub.close()
-        inner = found[0]
-        return Culprit(**{**inner.__dict__, "note": f"on the branch merged by {culprit.commit[:10]} ({culprit.subject})"})
+            step = self._known_step(parent, ())
+        except KeyError:
+            step = self.judge_round([Point(describe(self.rng.repo, parent))], "merge")[0]
+        for gate in gates:
+            if step.verdicts.get(gate) != "good":
+                self.notes.append(f"{gate}: the parent {parent[:10]} of the culprit on a merged branch judges "
+                                  f"{step.verdicts.get(gate)}, not green: its parent-green proof does not hold")
 
     def _masked_frontier(self, found: Sequence[Culprit]) -> list[tuple[tuple[str, ...], tuple[str, ...], int, str | None]]:
         """For each exact culprit: revert it at BAD; the gates still red get a masked search after it."""

@@ -213,6 +213,32 @@ class GitRepo:
             # paths are str, though gitpython types them as any PathLike.
             return [str(item.path) for item in tree.traverse() if isinstance(item, git.Blob)]
 
+    def path_kind(self, rev: str, rel: str) -> str | None:
+        """``"blob"`` (a file), ``"tree"`` (a folder) or None: what ``rel`` is in commit ``rev``."""
+        with self._objects, _translated(self.path):
+            try:
+                return str((self._repo.commit(rev).tree / rel.strip("/")).type)
+            except KeyError:
+                return None
+
+    def is_shallow(self) -> bool:
+        """A shallow clone (``git clone --depth``): history before its boundary commits is missing."""
+        with _translated(self.path):
+            return self._repo.git.rev_parse("--is-shallow-repository").strip() == "true"
+
+    def shallow_boundary(self) -> set[str]:
+        """The commits whose parents a shallow clone does not have (``<git-dir>/shallow``)."""
+        with _translated(self.path):
+            git_dir = Path(self._repo.git.rev_parse("--absolute-git-dir"))
+        shallow = git_dir / "shallow"
+        return set(shallow.read_text().split()) if shallow.is_file() else set()
+
+    def rev_list(self, good: str, bad: str) -> list[str]:
+        """Every commit in ``good..bad`` over the whole graph (``git rev-list good..bad``)."""
+        with _translated(self.path):
+            out = self._repo.git.rev_list(f"{good}..{bad}")
+        return out.split()
+
     def has_local_changes(self) -> bool:
         """Modified, staged or untracked files in the working tree (``git status --porcelain``)."""
         try:

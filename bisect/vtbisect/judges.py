@@ -13,6 +13,9 @@ ends every process tree still running, which the driver calls on its way out."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import hashlib
 import json
 import shutil
 import sys
@@ -25,6 +28,8 @@ from typing import Any, Protocol
 from vtgate.exitcodes import ExitCode
 from vtgate.proctree import ChildProcesses
 
+from vtbisect.cache import DEFAULT_KNOBS, Knobs
+from vtbisect.judgecmd import CommandPlan
 from vtbisect.search import Verdict
 from vtbisect.worktrees import Prepared
 
@@ -53,6 +58,7 @@ class Judgement:
 
 class Runner(Protocol):
     gates: tuple[str, ...]
+    knobs: Knobs  # which variables are knobs: part of every verdict's cache key
 
     def judge(self, prepared: Prepared) -> Judgement: ...
 
@@ -77,8 +83,14 @@ def run_child(
     argv: Sequence[str], cwd: Path, env: Mapping[str, str], timeout: float | None
 ) -> tuple[int | None, str, str, bool]:
     """Run ``argv``; returns (exit code or None on timeout, stdout, stderr, timed_out). On timeout
-    the whole process tree is killed."""
-    proc = _children.start(argv, cwd=cwd, env=env)
+    the whole process tree is killed. A file with no #! line is run by /bin/sh, as the shell that
+    git bisect run starts the command with does (ENOEXEC)."""
+    try:
+        proc = _children.start(argv, cwd=cwd, env=env)
+    except OSError as error:
+        if error.errno != errno.ENOEXEC:
+            raise
+        proc = _children.start(["/bin/sh", *argv], cwd=cwd, env=env)
     out, err, timed_out = _children.communicate(proc, timeout)
     if _children.was_killed(proc):
         raise JudgeAbort(f"{argv[0]} was killed: vtbisect is stopping", ExitCode.INTERNAL)
@@ -105,12 +117,16 @@ def command_verdict(code: int) -> Verdict:
 
 @dataclass
 class CommandRunner:
-    """``vtbisect run GOOD..BAD -- CMD ARGS...``: cwd is the worktree."""
+    """``vtbisect run GOOD..BAD -- CMD ARGS...``. With a ``plan`` (``judgecmd.resolve_command``) the
+    command runs as git bisect run would run it (same subdirectory, your untracked copies, your
+    checkout's import paths pointed at the worktree); without one, as given at the worktree root."""
 
     argv: tuple[str, ...]
     env: Mapping[str, str]
     timeout: float | None = None
     gates: tuple[str, ...] = (COMMAND_GATE,)
+    plan: CommandPlan | None = None
+    knobs: Knobs = DEFAULT_KNOBS
 
     def __post_init__(self) -> None:
         if not self.argv:
@@ -123,24 +139,30 @@ class CommandRunner:
             )
 
     def oracle_digest(self) -> str:
-        return json.dumps({"mode": "command", "argv": list(self.argv), "timeout": self.timeout})
+        identity = dict(self.plan.identity) if self.plan else {}
+        return json.dumps({"mode": "command", "argv": list(self.argv), "timeout": self.timeout,
+                           "identity": identity}, sort_keys=True)
 
     def recipe(self) -> list[str]:
         return list(self.argv)
 
     def judge(self, prepared: Prepared) -> Judgement:
         start = time.monotonic()
+        argv = self.plan.argv_for(prepared.path) if self.plan else list(self.argv)
+        cwd = self.plan.cwd_for(prepared.path) if self.plan else prepared.path
+        env = child_env(self.env, prepared)
+        if self.plan:
+            env = self.plan.env_for(env, prepared.path)
+        if not cwd.is_dir():
+            log = (f"the folder {self.plan.subdir if self.plan else cwd} (your current directory) does not exist at "
+                   f"{prepared.commit}: untestable (exit 125)")
+            return Judgement({COMMAND_GATE: "skip"}, log, 0.0, exit_code=UNTESTABLE_EXIT)
         try:
-            code, out, err, timed_out = run_child(
-                self.argv, prepared.path, child_env(self.env, prepared), self.timeout
-            )
+            code, out, err, timed_out = run_child(argv, cwd, env, self.timeout)
         except (FileNotFoundError, PermissionError, NotADirectoryError) as error:
-            raise JudgeAbort(
-                f"command {self.argv[0]!r} cannot be run in the worktree: {error.strerror or error}",
-                ExitCode.USAGE,
-            ) from error
+            raise JudgeAbort(cannot_run(argv[0], cwd, error), ExitCode.USAGE) from error
         seconds = time.monotonic() - start
-        log = f"$ {' '.join(self.argv)}\n--- stdout ---\n{out}--- stderr ---\n{err}"
+        log = f"$ cd {cwd} && {' '.join(argv)}\n--- stdout ---\n{out}--- stderr ---\n{err}"
         if timed_out:
             return Judgement({COMMAND_GATE: "skip"}, log + f"\ntimed out after {self.timeout}s", seconds)
         assert code is not None
@@ -152,6 +174,34 @@ class CommandRunner:
             )
         log += f"\nexit {code}"
         return Judgement({COMMAND_GATE: command_verdict(code)}, log, seconds, exit_code=code)
+
+
+def cannot_run(program: str, cwd: Path, error: OSError) -> str:
+    """Why ``program`` could not start at a candidate, with the fix."""
+    path = Path(program) if Path(program).is_absolute() else cwd / program
+    base = f"command {program!r} cannot be run in the worktree: {error.strerror or error}"
+    if isinstance(error, PermissionError) and path.is_file():
+        return f"{base}; fix: make it executable (chmod +x, and commit the mode) or name its interpreter (-- sh {program})"
+    if isinstance(error, FileNotFoundError) and path.is_file():
+        from vtbisect.judgecmd import read_shebang
+
+        shebang = read_shebang(path.read_bytes()[:4096])
+        if shebang is not None and shebang.line.endswith("\r"):
+            return (f"{base}: its #! line ends in CRLF (Windows line endings), so the interpreter's name ends with a "
+                    "carriage return; fix: convert it to LF line endings (dos2unix)")
+        if shebang is not None:
+            return (f"{base}: the interpreter on its first line ('#!{shebang.line}') does not exist at this "
+                    "commit's run; fix: correct the #! line or name the interpreter in the command")
+    return base
+
+
+def package_digest(folder: Path) -> str:
+    """sha256 over the Python sources of an installed package (what a judge's tool runs)."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*.py")):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
 
 
 GOOD_STATUSES = {"green", "deliberate-red"}
@@ -191,6 +241,7 @@ class GateRunner:
     deliberate: frozenset[str] = frozenset()  # gates the suite marks deliberate red
     oracle_source: str = "the checkout"
     python: str = sys.executable
+    knobs: Knobs = DEFAULT_KNOBS
 
     def argv(self, root: Path) -> list[str]:
         gate_args = [arg for gate in self.gates for arg in ("--gate", gate)]
@@ -198,7 +249,16 @@ class GateRunner:
                 *gate_args, "--json", "-"]
 
     def oracle_digest(self) -> str:
-        return json.dumps({"mode": "gate", "suite": self.digest, "gates": sorted(self.gates)})
+        if not hasattr(self, "_identity"):
+            import vtgate
+
+            from vtbisect.judgecmd import interpreter_version
+
+            # The judge outside the candidate tree: this interpreter and the vtgate that runs check.
+            self._identity = {"python": self.python, "version": interpreter_version(self.python, self.env),
+                              "vtgate": package_digest(Path(vtgate.__file__).parent)}
+        return json.dumps({"mode": "gate", "suite": self.digest, "gates": sorted(self.gates),
+                           "timeout": self.timeout, "identity": self._identity}, sort_keys=True)
 
     def recipe(self) -> list[str]:
         return self.argv(Path("<worktree>"))

@@ -41,6 +41,8 @@ class Oracle:
     gates: tuple[str, ...]
     deliberate: frozenset[str]
     source: str  # "checkout" or the commit it was read from
+    knob_prefixes: tuple[str, ...] = ("VT_",)  # [suite] knob_prefixes
+    named_knobs: frozenset[str] = frozenset()  # variables the suite's gates pin or sweep
 
 
 Reader = Callable[[str], bytes | None]
@@ -160,7 +162,10 @@ def prepare_oracle(repo: Path, cache_dir: Path, *, suite: str | None, suite_from
         loaded = load_suite(suite_path)
     except SuiteError as error:
         raise OracleError(str(error)) from error
+    from vtgate.checkrun import suite_knobs
+
     return Oracle(
         suite=suite_path, digest=digest, gates=tuple(g.name for g in loaded.gates),
         deliberate=frozenset(g.name for g in loaded.gates if g.deliberate_red is not None), source=source,
+        knob_prefixes=tuple(loaded.settings.knob_prefixes), named_knobs=suite_knobs(loaded),
     )

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shlex
 from collections.abc import Sequence
@@ -16,6 +17,7 @@ from vtgate.output import Part, atomic_write_text, dumps, say
 
 from vtbisect import __version__
 from vtbisect.driver import Culprit, Outcome, Step
+from vtbisect.search import Verdict
 
 SCHEMA = 1
 LOG_MARKER = "# vtbisect-record: "
@@ -116,6 +118,15 @@ def outcome_record(outcome: Outcome, recipe: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def settled_verdict(steps: Sequence[Step], step: Step) -> Verdict:
+    """``step``'s verdict, or the other one when the fresh rechecks of its commit overturned it (a
+    lead of two votes, as the driver rules)."""
+    votes = [step.verdict] + [s.verdict for s in steps if s.phase == "recheck" and s.commit == step.commit
+                              and s.reverts == step.reverts and s.verdict != "skip"]
+    other: Verdict = "good" if step.verdict == "bad" else "bad"
+    return other if step.verdict != "skip" and votes.count(other) - votes.count(step.verdict) >= 2 else step.verdict
+
+
 def bisect_log(outcome: Outcome, recipe: dict[str, Any]) -> str:
     """A ``git bisect replay``-compatible log of the unreverted judgements (reverted ones are
     comments: git bisect has no notion of them), plus a marker line ``vtbisect replay`` reads."""
@@ -124,14 +135,19 @@ def bisect_log(outcome: Outcome, recipe: dict[str, Any]) -> str:
     lines.append(f"git bisect start {outcome.range.bad.sha} {outcome.range.good.sha}")
     for step in outcome.steps:
         words = {"good": "good", "bad": "bad", "skip": "skip"}
+        if step.phase == "recheck":  # one vote of a settled verdict: the settled one is what git should see
+            lines.append(f"# recheck vote {step.verdict}: [{step.commit}] {step.subject}")
+            continue
         if step.reverts:
             lines.append(f"# {step.verdict} with {', '.join(r[:10] for r in step.reverts)} reverted: "
                          f"[{step.commit}] {step.subject}")
             continue
         if step.commit in (outcome.range.good.sha, outcome.range.bad.sha) and step.phase == "endpoint":
             continue
-        lines.append(f"# {step.verdict}: [{step.commit}] {step.subject}")
-        lines.append(f"git bisect {words[step.verdict]} {step.commit}")
+        verdict = settled_verdict(outcome.steps, step)
+        lines.append(f"# {step.verdict}: [{step.commit}] {step.subject}"
+                     + (f" (settled {verdict} by its rechecks)" if verdict != step.verdict else ""))
+        lines.append(f"git bisect {words[verdict]} {step.commit}")
     for culprit in outcome.culprits:
         label = "first bad commit" if len(culprit.candidates) == 1 else "only skipped commits left to test"
         lines.append(f"# {label}: [{culprit.commit}] {culprit.subject} ({', '.join(culprit.gates)})")
@@ -176,16 +192,28 @@ def readme(outcome: Outcome, recipe: dict[str, Any], step_logs: dict[int, str]) 
     ]
     for gate, why in outcome.dropped.items():
         out.append(f"- not bisected: {gate} ({why})")
-    out += ["", "## Runner recipe", "", "Reproduce the whole bisection with:", "", "```sh",
+    subdir = recipe.get("subdir") or ""
+    where = f"the worktree's `{subdir}` folder (where you ran vtbisect)" if subdir else "the worktree root"
+    out += ["", "## Runner recipe", "",
+            "Reproduce the whole bisection, every step judged afresh (`--no-cache`; without it, verdicts an "
+            "earlier run left in the cache are reused, not re-judged). The range is named by full commit ids, "
+            "so it is the same range whatever branches have moved to since:", "", "```sh",
             recipe["reproduce"], "```", "",
             "Each step ran in a detached worktree of the candidate (`git worktree add --detach`, clean and "
             "verified at the commit before the run; a masked culprit's steps with the earlier culprits "
-            "reverted by `git revert --no-commit`), with the working directory at the worktree root "
-            "(`WORKTREE`):", "", "```sh", "cd \"$WORKTREE\" && " + recipe_command(recipe), "```", ""]
+            f"reverted by `git revert --no-commit`), with the working directory at {where} "
+            "(`WORKTREE`):", "", "```sh",
+            "cd \"$WORKTREE" + (f"/{subdir}" if subdir else "") + "\" && " + recipe_command(recipe), "```", ""]
     if recipe.get("mode") == "gate":
         out += [f"The oracle (suite and goldens) was copied once from {recipe.get('oracle_source')} into "
                 f"`{recipe.get('suite')}` (digest `{recipe.get('digest')}`); every candidate was judged "
                 "against it, never against its own goldens.", ""]
+    if recipe.get("judge_files"):
+        out += ["The judge read these files from outside the candidate's tree (their sha256 is part of every "
+                "verdict's cache key; copies in `judge/`):", ""]
+        out += [f"- `{path}` sha256 `{digest}` ([copy]({judge_copy_name(i, path)}))"
+                for i, (path, digest) in enumerate(recipe["judge_files"].items())]
+        out.append("")
     if recipe.get("env"):
         out += ["Environment that reaches the verdict (and the cache key):", "", "```"]
         out += [f"{k}={v}" for k, v in recipe["env"].items()]
@@ -194,7 +222,7 @@ def readme(outcome: Outcome, recipe: dict[str, Any], step_logs: dict[int, str]) 
     if not outcome.culprits:
         out.append("None.")
     for culprit in outcome.culprits:
-        out += culprit_section(culprit)
+        out += culprit_section(culprit, outcome.steps)
     out += ["## Steps", "",
             f"{outcome.evaluations} evaluations ({outcome.judgements} judgements) in {outcome.rounds} rounds, "
             f"{outcome.seconds:.2f}s.", "",
@@ -217,26 +245,70 @@ def readme(outcome: Outcome, recipe: dict[str, Any], step_logs: dict[int, str]) 
     return "\n".join(out)
 
 
-def culprit_section(culprit: Culprit) -> list[str]:
+def _judged(steps: Sequence[Step], commit: str, reverts: tuple[str, ...]) -> Step | None:
+    matching = [s for s in steps if s.commit == commit and s.reverts == reverts]
+    return matching[-1] if matching else None
+
+
+def _proof_text(steps: Sequence[Step], label: str | None) -> str:
+    """``step N``, labelled when that step's verdict came from the cache of an earlier run."""
+    if label is None:
+        return "not judged"
+    number = int(label.split()[-1]) if label.split()[-1].isdigit() else None
+    step = next((s for s in steps if s.number == number), None)
+    if step is not None and step.cached:
+        return f"{label}, a cache hit: judged by an earlier run, not this one; re-judge with --no-cache"
+    return label
+
+
+def culprit_section(culprit: Culprit, steps: Sequence[Step] = ()) -> list[str]:
     title = "deliberate red" if culprit.kind == "deliberate" else "regression"
-    lines = [f"### `{culprit.commit[:10]}` {culprit.subject} ({title})", "",
-             f"- gates: {', '.join(culprit.gates)}",
-             f"- commit: `{culprit.commit}`"]
     if len(culprit.candidates) > 1:
-        lines.append("- the first bad commit is one of (untestable commits in between): "
-                     + ", ".join(f"`{c[:10]}`" for c in culprit.candidates))
+        lines = [f"### The first bad commit is one of {len(culprit.candidates)} commits ({title})", "",
+                 f"- gates: {', '.join(culprit.gates)}",
+                 "- the boundary lies among untestable commits; each member and what it was judged:"]
+        for member in culprit.candidates:
+            step = _judged(steps, member, culprit.reverts)
+            status = (f"{step.verdict} at step {step.number}" + (" (cache hit)" if step.cached else "")
+                      if step is not None else "not judged")
+            lines.append(f"  - `{member}`: {status}")
+    else:
+        lines = [f"### `{culprit.commit[:10]}` {culprit.subject} ({title})", "",
+                 f"- gates: {', '.join(culprit.gates)}",
+                 f"- commit: `{culprit.commit}`"]
     if culprit.masked_by:
         lines.append(f"- masked by `{culprit.masked_by[:10]}`: found with "
                      + ", ".join(f"`{r[:10]}`" for r in culprit.reverts) + " reverted at every candidate")
     if culprit.note:
         lines.append(f"- {culprit.note}")
-    parent_proof = culprit.proof.get("parent_green", "the previous culprit reverted: its parent's tree")
-    lines.append(f"- proof: parent `{culprit.parent[:10]}` green ({parent_proof}); "
-                 f"culprit red ({culprit.proof.get('culprit_red', 'not judged')})")
-    if culprit.diffstat:
+    parent_label = culprit.proof.get("parent_green")
+    parent = (f"parent `{culprit.parent[:10]}` green ({_proof_text(steps, parent_label)})" if parent_label
+              else f"parent `{culprit.parent[:10]}` not judged: no parent-green proof")
+    red = "last member" if len(culprit.candidates) > 1 else "culprit"
+    lines.append(f"- proof: {parent}; {red} red ({_proof_text(steps, culprit.proof.get('culprit_red'))})")
+    if culprit.diffstat and len(culprit.candidates) == 1:
         lines += ["", "```", culprit.diffstat, "```"]
     lines.append("")
     return lines
+
+
+def judge_copy_name(index: int, path: str) -> str:
+    return f"judge/{index + 1}-{Path(path).name}"
+
+
+def copy_judge_files(directory: Path, recipe: dict[str, Any]) -> None:
+    """A copy of each file outside the worktree that judged the steps (the judge script), as hashed."""
+    for index, (path, digest) in enumerate(recipe.get("judge_files", {}).items()):
+        source = Path(path)
+        if not source.is_file():
+            continue
+        data = source.read_bytes()
+        target = directory / judge_copy_name(index, path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        if hashlib.sha256(data).hexdigest() != digest:
+            atomic_write_text(target.with_name(target.name + ".CHANGED"),
+                              f"{path} changed after the run started: this copy is not the one hashed {digest}\n")
 
 
 def write_evidence(directory: Path, outcome: Outcome, recipe: dict[str, Any]) -> None:
@@ -250,6 +322,7 @@ def write_evidence(directory: Path, outcome: Outcome, recipe: dict[str, Any]) ->
                   f"verdicts: {json.dumps(step.verdicts)}\ncached: {step.cached}\n\n")
         atomic_write_text(directory / name, header + (step.log or "(served from the cache: no log kept)\n"))
         step_logs[step.number] = name
+    copy_judge_files(directory, recipe)
     atomic_write_text(directory / "bisect.json", dumps(outcome_record(outcome, recipe)))
     atomic_write_text(directory / "bisect-log.txt", bisect_log(outcome, recipe))
     atomic_write_text(directory / "README-bisect.md", readme(outcome, recipe, step_logs))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from vtgate.exitcodes import ExitCode
 
-from vtbisect.gitrepo import Commit, GitError, NotARepository, repository, toplevel
+from vtbisect.gitrepo import Commit, GitError, GitRepo, NotARepository, repository, toplevel
 
 __all__ = ["Commit", "GitError", "Range", "RangeError"]
 
@@ -37,6 +37,13 @@ class Range:
     candidates: tuple[Commit, ...]
     first_parent: bool
     pathspec: tuple[str, ...]
+    floor: Commit | None = None  # when GOOD is off BAD's first-parent line: the line's commit judged in its place
+    good_merged_by: Commit | None = None  # then: the merge on that line that brought GOOD's side in
+
+    @property
+    def base(self) -> Commit:
+        """What index -1 of the search stands for: GOOD, or the first-parent commit judged in its place."""
+        return self.floor or self.good
 
     @property
     def pinned_spec(self) -> str:
@@ -82,6 +89,19 @@ def describe(repo: Path, sha: str) -> Commit:
     return describe_many(repo, [sha])[0]
 
 
+def two_arguments_hint(repo: Path, first: str, second: str) -> str | None:
+    """``GOOD BAD`` typed as two arguments: the range the user most likely meant, or None."""
+    history = repository(repo)
+    one, two = history.resolve_commit(first), history.resolve_commit(second)
+    if one is None or two is None or one == two:
+        return None
+    if history.is_ancestor(one, two):
+        return f"{first}..{second}"
+    if history.is_ancestor(two, one):
+        return f"{second}..{first}"
+    return None
+
+
 def split_spec(spec: str) -> tuple[str, str]:
     if ".." not in spec or "..." in spec:
         raise RangeError(f"range {spec!r} must be GOOD..BAD (two dots), e.g. v1.0..HEAD")
@@ -98,11 +118,16 @@ def resolve_range(
     records that the user asked to stay on the mainline (a merge culprit is then final); with ``pathspec`` only commits touching those paths (BAD is always kept last, so
     the endpoint is judged even when it touches none of them)."""
     good_rev, bad_rev = split_spec(spec)
+    history = repository(repo)
+    shallow = history.is_shallow()
+    if shallow and history.resolve_commit(good_rev) is None:
+        raise RangeError(_shallow_message(good_rev, "is not in it"))
     good = resolve(repo, good_rev, "GOOD")
     bad = resolve(repo, bad_rev, "BAD")
     if good == bad:
         raise RangeError(f"empty range {spec}: GOOD and BAD are the same commit", ExitCode.NOTHING)
-    history = repository(repo)
+    if shallow:
+        _check_inside_shallow_history(history, good_rev, good, bad)
     if not history.is_ancestor(good, bad):
         if history.is_ancestor(bad, good):
             hint = "they look swapped: BAD is an ancestor of GOOD; try " + f"{bad_rev}..{good_rev}"
@@ -115,6 +140,7 @@ def resolve_range(
     good_commit, bad_commit = history.commits([good, bad])
     if bad not in [commit.sha for commit in chain]:
         chain.append(bad_commit)
+    floor, merge = _first_parent_floor(history, good_commit, bad)
     return Range(
         repo=repo,
         spec=spec,
@@ -123,7 +149,61 @@ def resolve_range(
         candidates=tuple(chain),
         first_parent=first_parent,
         pathspec=tuple(pathspec),
+        floor=floor,
+        good_merged_by=merge,
     )
+
+
+def _shallow_message(good_rev: str, what: str) -> str:
+    return (f"this is a shallow clone (git clone --depth) and GOOD {good_rev} {what}: the range reaches past the "
+            "history this clone has; fix: fetch the whole history first with git fetch --unshallow (or "
+            "git fetch --deepen=N until GOOD is in), then run vtbisect again")
+
+
+def _check_inside_shallow_history(history: GitRepo, good_rev: str, good: str, bad: str) -> None:
+    """A shallow clone can bisect a range only when no commit of ``GOOD..BAD`` has its parents cut off."""
+    boundary = history.shallow_boundary()
+    cut = [sha for sha in history.rev_list(good, bad) if sha in boundary]
+    if cut or not history.is_ancestor(good, bad):
+        what = (f"lies beyond it: {cut[0][:10]} in GOOD..BAD has its parents cut off" if cut
+                else "is not reachable from BAD in it")
+        raise RangeError(_shallow_message(good_rev, what))
+
+
+def _first_parent_floor(history: GitRepo, good: Commit, bad: str) -> tuple[Commit | None, Commit | None]:
+    """When GOOD is not on BAD's first-parent line: the newest commit of that line GOOD contains (judged
+    in GOOD's place by a search along the line, so no candidate's recorded parent is a commit that is
+    not its parent) and the merge on the line that brought GOOD's side in."""
+    line = history.first_parent_chain(good.sha, bad)
+    if not line or (line[0].parents and line[0].parents[0] == good.sha):
+        return None, None
+    if not line[0].parents:
+        raise RangeError(f"GOOD {good.sha[:10]} is not on BAD's first-parent line, and that line starts at a root "
+                         f"commit ({line[0].sha[:10]}) GOOD does not contain; pick a GOOD on BAD's first-parent line "
+                         "(git log --first-parent BAD)")
+    floor = history.commits([line[0].parents[0]])[0]
+    low, high = 0, len(line) - 1  # the oldest commit of the line that contains GOOD: the merge
+    while low < high:
+        middle = (low + high) // 2
+        if history.is_ancestor(good.sha, line[middle].sha):
+            high = middle
+        else:
+            low = middle + 1
+    return floor, line[low]
+
+
+def merged_by(repo: Path, line: Sequence[Commit], sha: str) -> Commit | None:
+    """The commit of the first-parent ``line`` (oldest first) that brought ``sha`` in: itself when it
+    is on the line, else the oldest merge of the line that contains it; None when none does."""
+    history = repository(repo)
+    low, high = 0, len(line)
+    while low < high:
+        middle = (low + high) // 2
+        if history.is_ancestor(sha, line[middle].sha):
+            high = middle
+        else:
+            low = middle + 1
+    return line[low] if low < len(line) else None
 
 
 def describe_many(repo: Path, shas: Sequence[str]) -> list[Commit]:
@@ -172,5 +252,12 @@ def pinned_argv(argv: Sequence[str], rng: Range, suite_from: str | None = None) 
 
 
 def parent_for(rng: Range, index: int) -> str:
-    """The commit judged as the parent of candidate ``index``: the previous candidate, or GOOD."""
-    return rng.good.sha if index == 0 else rng.candidates[index - 1].sha
+    """The commit judged as the parent of candidate ``index``: the previous candidate, or the base
+    (GOOD, or the first-parent commit judged in its place)."""
+    return rng.base.sha if index == 0 else rng.candidates[index - 1].sha
+
+
+def commits_between(repo: Path, good: str, bad: str) -> list[str]:
+    """Every commit of ``good..bad`` over the whole graph (what a merge ``bad`` brought in over its
+    first parent ``good``, itself included)."""
+    return repository(repo).rev_list(good, bad)

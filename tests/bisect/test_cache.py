@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import sys
 
-from vtbisect.cache import make_key, verdict_env
+from vtbisect.cache import Knobs, make_key, verdict_env
 
 
-def test_key_env_has_the_knobs_but_not_vtbisects_own_settings() -> None:
+def test_key_env_has_the_knobs_but_not_vtbisects_own_settings_nor_path() -> None:
     env = {"VT_CPU_THREADS": "2", "VT_BISECT_CACHE_DIR": "/tmp/x", "PATH": "/bin", "HOME": "/home/u"}
-    assert verdict_env(env) == {"PATH": "/bin", "VT_CPU_THREADS": "2"}
+    # PATH is not a knob: where it resolves the command is part of the judge's identity instead.
+    assert verdict_env(env) == {"VT_CPU_THREADS": "2"}
+    assert make_key("t", (), "o", {**env, "PATH": "/opt/other:/bin"}, 1).digest() == make_key("t", (), "o", env, 1).digest()
     moved = make_key("t", (), "o", {**env, "VT_BISECT_CACHE_DIR": "/elsewhere"}, 1)
     assert moved.digest() == make_key("t", (), "o", env, 1).digest()
     assert make_key("t", (), "o", {**env, "VT_CPU_THREADS": "4"}, 1).digest() != moved.digest()
@@ -29,3 +31,12 @@ def test_cache_folder_from_the_environment_variable(make_history, kit, vtbisect,
     knob = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "--", sys.executable, str(judge_script),
                     env={**env, "VT_CPU_THREADS": "3"})
     assert knob.record["evaluations"] > 0, "an engine knob is part of the verdict's key"
+
+
+def test_a_suites_knob_prefixes_and_named_knobs_select_the_key_env() -> None:
+    env = {"SVC_DTYPE": "bf16", "VT_CPU_THREADS": "2", "PINNED": "1", "OTHER": "x"}
+    knobs = Knobs(prefixes=("SVC_",), named=frozenset({"PINNED"}))
+    assert verdict_env(env, knobs) == {"PINNED": "1", "SVC_DTYPE": "bf16"}
+    base = make_key("t", (), "o", env, 1, knobs=knobs).digest()
+    assert make_key("t", (), "o", {**env, "SVC_DTYPE": "f32"}, 1, knobs=knobs).digest() != base
+    assert make_key("t", (), "o", {**env, "OTHER": "y"}, 1, knobs=knobs).digest() == base

@@ -121,9 +121,12 @@ def test_all_red_finds_per_gate_culprits_and_the_masked_one_in_one_run(toy, kit,
     }
     assert ran.record["gates"] == ["alpha", "beta"]
     assert "steady" in ran.record["dropped"]
-    # One judgement per commit served both gates: no commit was judged twice without reverts.
-    plain = [s["commit"] for s in ran.record["steps"] if not s["reverts"] and not s["cached"]]
+    # One judgement per commit served both gates: no commit was judged twice without reverts (a
+    # culprit's recheck, the default flake check, aside: one each).
+    plain = [s["commit"] for s in ran.record["steps"] if not s["reverts"] and not s["cached"] and s["phase"] != "recheck"]
     assert len(plain) == len(set(plain))
+    rechecks = [s["commit"] for s in ran.record["steps"] if s["phase"] == "recheck"]
+    assert len(rechecks) == len(set(rechecks))
     assert all(set(s["gates"]) == {"alpha", "beta", "steady"} for s in ran.record["steps"] if s["phase"] == "endpoint")
     readme = (evidence / "README-bisect.md").read_text()
     assert "-m vtgate check --suite" in readme and '--root "$WORKTREE"' in readme
@@ -251,5 +254,8 @@ def test_gates_with_one_culprit_are_grouped_and_share_every_judgement(make_histo
     ran = vtbisect(repo.path, f"{repo.shas[1]}..HEAD", "--gate", "alpha", "--gate", "beta")
     assert ran.code == 1, ran.stderr
     assert [(c["commit"], c["gates"]) for c in ran.culprits] == [(repo.shas[5], ["alpha", "beta"])]
-    judged = [s["commit"] for s in ran.record["steps"]]
+    judged = [s["commit"] for s in ran.record["steps"] if s["phase"] != "recheck"]
     assert len(judged) == len(set(judged)), "one judgement per commit served both gates"
+    rechecks = [s for s in ran.record["steps"] if s["phase"] == "recheck"]
+    assert [(s["commit"], set(s["gates"])) for s in rechecks] == [(repo.shas[5], {"alpha", "beta"})], \
+        "the culprit's recheck is one judgement serving both gates"

@@ -25,7 +25,7 @@ def test_single_culprit_is_found_with_the_parent_green_culprit_red_proof(make_hi
     assert steps[repo.shas[13]]["verdict"] == "good" and steps[repo.shas[14]]["verdict"] == "bad"
     assert ran.record["candidates"] == 24
     assert ran.record["good"] == repo.shas[0] and ran.record["bad"] == repo.shas[-1]
-    assert ran.record["evaluations"] <= 5 + 1  # ceil(log2 24) + BAD
+    assert ran.record["evaluations"] <= 5 + 3  # ceil(log2 24) + BAD + GOOD (verified first) + the culprit rechecked
 
 
 def test_masked_second_culprit_is_found_with_all_culprits(make_history, kit, vtbisect, judge_script):
@@ -100,8 +100,17 @@ def test_flaky_good_commit_misleads_a_single_judgement_and_repeat_resolves_it(
     # The first midpoint (candidate 7) is good but says bad the first time it is judged.
     flaky = repo.shas[8]
     env = {"FLAKE_STATE": str(tmp_path / "flake-state"), "FLAKY_COMMITS": flaky}
-    naive = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "--no-cache", *cmd(flaky_script), env=env)
-    assert [c["commit"] for c in naive.culprits] == [flaky], "without --repeat the flake wins"
+    naive = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "--no-cache", "--no-recheck", *cmd(flaky_script), env=env)
+    assert [c["commit"] for c in naive.culprits] == [flaky], "judged once, as git does, the flake wins"
+
+    for seen in (tmp_path / "flake-state").iterdir():
+        seen.unlink()
+    default = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "--no-cache", *cmd(flaky_script), env=env)
+    assert [c["commit"] for c in default.culprits] == [repo.shas[12]], default.stderr
+    rechecks = [s["verdict"] for s in default.record["steps"] if s["commit"] == flaky and s["phase"] == "recheck"]
+    assert rechecks == ["good", "good", "good"], "contested, it is judged until good leads by two"
+    assert any(note.startswith(f"command at {flaky[:10]} judged bad, then good good good afresh: good")
+               for note in default.record["notes"]), default.record["notes"]
 
     for seen in (tmp_path / "flake-state").iterdir():
         seen.unlink()

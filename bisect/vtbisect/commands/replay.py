@@ -17,6 +17,7 @@ from vtgate.output import say
 from vtbisect.app import app
 from vtbisect.cache import default_cache_dir
 from vtbisect.commands.run import fail
+from vtbisect.judgecmd import CommandError, resolve_command
 from vtbisect.judges import CommandRunner, GateRunner, JudgeAbort, Runner, kill_children
 from vtbisect.report import parse_bisect_log
 from vtbisect.revisions import GitError, RangeError, git_common_dir, repository_root
@@ -24,14 +25,23 @@ from vtbisect.search import Verdict, majority
 from vtbisect.session import terminate_as_interrupt, worktree_session
 
 
-def runner_from_recipe(recipe: dict, env: dict[str, str]) -> Runner:
+def runner_from_recipe(recipe: dict, env: dict[str, str], repo: Path, revisions: tuple[str, str]) -> Runner:
     if recipe.get("mode") == "gate":
         suite = Path(recipe["suite"])
         if not suite.is_file():
             raise JudgeAbort(f"the recorded oracle {suite} is gone (cache cleared?): re-run the bisection",
                              ExitCode.USAGE)
         return GateRunner(suite, tuple(recipe["gates"]), env, recipe.get("digest", ""))
-    return CommandRunner(tuple(recipe["argv"]), env)
+    runner = CommandRunner(tuple(recipe["argv"]), env)
+    # Resolved as the recorded run was: from the same subdirectory of the repository.
+    subdir = recipe.get("subdir") or ""
+    try:
+        runner.plan = resolve_command(runner.argv, repo, repo / subdir, env, revisions)
+    except CommandError as error:
+        raise JudgeAbort(str(error), error.exit_code) from None
+    for note in runner.plan.notes:
+        say(("note:", "yellow"), f" {note}")
+    return runner
 
 
 def judge(runner: Runner, pool, commit: str, reverts: tuple[str, ...], repeat: int) -> dict[str, Verdict]:  # noqa: ANN001
@@ -61,7 +71,7 @@ def replay_command(
     try:
         repo = repository_root(repo_dir or Path(record.recipe.get("repo", ".")))
         cache = Path(record.recipe.get("cache_dir") or default_cache_dir(git_common_dir(repo)))
-        runner = runner_from_recipe(record.recipe, dict(os.environ))
+        runner = runner_from_recipe(record.recipe, dict(os.environ), repo, (record.good, record.bad))
     except (RangeError, JudgeAbort) as error:
         raise fail(str(error), getattr(error, "exit_code", ExitCode.USAGE)) from None
     if not record.culprits:
@@ -93,7 +103,15 @@ def _replay_one(runner: Runner, pool, culprit: dict, repeat: int) -> bool:  # no
     ok = all(parent.get(g) == "good" for g in gates) and all(red.get(g) == "bad" for g in gates)
     status = ("holds", "green") if ok else ("does not hold", "red")
     extra = f" (with {', '.join(r[:10] for r in reverts)} reverted)" if reverts else ""
-    say(f"{culprit['commit'][:10]} {culprit['subject']}{extra}: parent {culprit['parent'][:10]} "
-        f"{', '.join(f'{g}={parent.get(g)}' for g in gates)}; culprit "
+    members = culprit.get("candidates") or [culprit["commit"]]
+    if len(members) > 1:
+        # A set: only its bounds are re-judged, so only the bracket around the set can hold.
+        what = (f"the first bad commit is one of {len(members)} ({' '.join(m[:10] for m in members)}){extra}: "
+                f"parent {culprit['parent'][:10]} ")
+        last = "; last member "
+    else:
+        what = f"{culprit['commit'][:10]} {culprit['subject']}{extra}: parent {culprit['parent'][:10]} "
+        last = "; culprit "
+    say(what + f"{', '.join(f'{g}={parent.get(g)}' for g in gates)}{last}"
         f"{', '.join(f'{g}={red.get(g)}' for g in gates)} -> ", status)
     return ok

@@ -12,6 +12,7 @@ command, unknown gate), 3 internal error, a probe or command that could not run,
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import sys
@@ -25,8 +26,9 @@ from vtgate.exitcodes import ExitCode
 from vtgate.output import console, problem, say, write_json
 
 from vtbisect.app import app
-from vtbisect.cache import VerdictCache, default_cache_dir, thread_env, verdict_env
+from vtbisect.cache import Knobs, VerdictCache, default_cache_dir, thread_env, verdict_env
 from vtbisect.driver import BisectError, Bisection, Options, Outcome
+from vtbisect.judgecmd import CommandError, resolve_command
 from vtbisect.judges import CommandRunner, GateRunner, JudgeAbort, Runner, kill_children
 from vtbisect.report import ProgressHandler, outcome_record, summary_lines, write_evidence
 from vtbisect.revisions import (
@@ -38,6 +40,7 @@ from vtbisect.revisions import (
     pinned_argv,
     repository_root,
     resolve_range,
+    two_arguments_hint,
 )
 from vtbisect.session import terminate_as_interrupt, worktree_session
 
@@ -67,7 +70,7 @@ def _build_runner(
     if not gates and not all_red:
         if not rest:
             raise fail("nothing to run: give -- CMD ARGS... (command mode) or --gate NAME / --all-red", ExitCode.USAGE)
-        return CommandRunner(tuple(rest), env, timeout), [], False
+        return CommandRunner(tuple(rest), env, timeout), [], False  # resolved (plan) once the range is known
     if gates and all_red:
         raise fail("--gate and --all-red exclude each other", ExitCode.USAGE)
     from vtbisect.oracle import OracleError, prepare_oracle  # gate mode only: loads vtgate's suite machinery
@@ -84,14 +87,40 @@ def _build_runner(
     if not selected:
         raise fail(f"the suite {oracle.suite} declares no gates", ExitCode.NOTHING)
     runner = GateRunner(oracle.suite, selected, env, oracle.digest, timeout, deliberate=oracle.deliberate,
-                        oracle_source="the checkout" if oracle.source == "checkout" else f"commit {oracle.source}")
+                        oracle_source="the checkout" if oracle.source == "checkout" else f"commit {oracle.source}",
+                        knobs=Knobs(oracle.knob_prefixes, oracle.named_knobs))
     return runner, list(rest), True
+
+
+def reproduce_argv(argv: list[str]) -> list[str]:
+    """vtbisect's own arguments for re-judging the same range: output paths dropped (a re-run must not
+    overwrite the record it checks) and ``--no-cache`` added (every step judged afresh)."""
+    end = argv.index("--") if "--" in argv else len(argv)
+    own, tail = argv[:end], argv[end:]
+    kept: list[str] = []
+    skip = False
+    for arg in own:
+        if skip:
+            skip = False
+            continue
+        if arg in ("--json", "--evidence"):
+            skip = True
+            continue
+        if arg.startswith(("--json=", "--evidence=")) or arg == "--no-cache":
+            continue
+        kept.append(arg)
+    if kept and kept[0] == "run":
+        kept.insert(1, "--no-cache")
+    return kept + tail
 
 
 def _recipe(argv: list[str], runner: Runner, env: dict[str, str], cache_dir: Path, repo: Path,
             rng: Range) -> dict[str, Any]:
     """How to reproduce the run; ``argv`` already names the range by full commit ids (``pinned_argv``)."""
     gate = runner if isinstance(runner, GateRunner) else None
+    plan = getattr(runner, "plan", None)
+    subdir = plan.subdir if plan is not None else ""
+    identity = json.loads(runner.oracle_digest()).get("identity", {})
     return {
         "range": rng.pinned_spec,
         "range_as_given": rng.spec,
@@ -100,10 +129,14 @@ def _recipe(argv: list[str], runner: Runner, env: dict[str, str], cache_dir: Pat
         "digest": gate.digest if gate is not None else None,
         "oracle_source": gate.oracle_source if gate is not None else None,
         "argv": runner.recipe(),
-        "cwd": "<worktree of the candidate>",
-        "env": verdict_env(env),
+        "cwd": "<worktree of the candidate>" + (f"/{subdir}" if subdir else ""),
+        "subdir": subdir,
+        "env": verdict_env(env, runner.knobs),
         "threads": thread_env(env),
-        "reproduce": "cd " + shlex.quote(str(repo)) + " && " + shlex.join(["vtbisect", *argv]),
+        "judge": identity,
+        "judge_files": {path: identity.get("files", {}).get(path) for path in (plan.judge_files if plan else ())},
+        "reproduce": "cd " + shlex.quote(str(repo / subdir if subdir else repo)) + " && "
+                     + shlex.join(["vtbisect", *reproduce_argv(argv)]),
         "cache_dir": str(cache_dir),
         "gates": list(runner.gates),
         "repo": str(repo),
@@ -126,6 +159,9 @@ def run_command(
     jobs: int = typer.Option(1, "--jobs", "-j", min=1, max=64, help="Candidates judged concurrently per round."),
     repeat: int = typer.Option(1, "--repeat", min=1, help="Judge each candidate up to N times; majority wins."),
     confirm: int = typer.Option(0, "--confirm", min=0, help="Re-judge each culprit and its parent N times."),
+    recheck: bool = typer.Option(True, "--recheck/--no-recheck",
+                                 help="Judge a deciding verdict again before believing it (GOOD not green, BAD "
+                                      "not red, the culprit red; default). --no-recheck judges once, as git does."),
     all_culprits: bool = typer.Option(False, "--all-culprits", help="Find culprits masked by earlier ones."),
     first_parent: bool = typer.Option(False, "--first-parent", help="Stay on the mainline; a merge culprit is final."),
     path: list[str] = typer.Option([], "--path", help="Only commits touching PATH (repeatable)."),
@@ -144,28 +180,46 @@ def run_command(
     env = dict(os.environ)
     try:
         repo = repository_root(repo_dir)
+        _two_arguments_check(repo, range_spec, rest, argv)
         cache = _cache_dir(repo, cache_dir)
         runner, pathspec, _gate_mode = _build_runner(repo, cache, rest, gate, all_red, suite, suite_from, timeout, env)
         rng = resolve_range(repo, range_spec, first_parent=first_parent, pathspec=[*path, *pathspec])
-        reproduce_argv = pinned_argv(argv, rng, suite_from)  # now: the branches named may move on later
-    except (RangeError, BisectError) as error:
+        pinned = pinned_argv(argv, rng, suite_from)  # now: the branches named may move on later
+        if isinstance(runner, CommandRunner):
+            runner.plan = resolve_command(runner.argv, repo, Path.cwd(), env, (rng.good.sha, rng.bad.sha))
+    except (RangeError, BisectError, CommandError) as error:
         raise fail(str(error), error.exit_code) from None
     except JudgeAbort as error:
         raise fail(str(error), error.exit_code) from None
     except GitError as error:
         raise fail(f"git failed: {error}", ExitCode.INTERNAL) from None
     _dirty_note(repo)
+    for note in runner.plan.notes if isinstance(runner, CommandRunner) and runner.plan else ():
+        say(("note:", "yellow"), f" {note}")
     options = Options(jobs=jobs, repeat=repeat, confirm=confirm, all_culprits=all_culprits,
-                      first_parent=first_parent, all_red=all_red)
+                      first_parent=first_parent, all_red=all_red, recheck=recheck)
     say(f"bisecting {len(rng.candidates)} candidates in {range_spec} "
         f"({rng.good.sha[:10]}..{rng.bad.sha[:10]}), -j {jobs}"
         + (f", repeat {repeat}" if repeat > 1 else "") + (", cache off" if no_cache else ""))
     outcome = _bisect(repo, cache, rng, runner, options, env, no_cache, quiet)
-    recipe = _recipe(reproduce_argv, runner, env, cache, repo, rng)
+    recipe = _recipe(pinned, runner, env, cache, repo, rng)
     _report(outcome, recipe, json_out, evidence)
     if not fail_on_culprit:
         return ExitCode.OK
     return outcome.exit_code
+
+
+def _two_arguments_check(repo: Path, range_spec: str, rest: list[str], argv: list[str]) -> None:
+    """``vtbisect run GOOD BAD -- ...``: the range typed as two arguments; say which range was meant."""
+    if ".." in range_spec or not rest or range_spec not in argv:
+        return
+    after = argv.index(range_spec) + 1
+    if after >= len(argv) or argv[after] == "--" or argv[after] != rest[0]:
+        return
+    meant = two_arguments_hint(repo, range_spec, rest[0])
+    if meant is not None:
+        raise RangeError(f"the range is one argument, GOOD..BAD: got {range_spec!r} and {rest[0]!r} as two; did you "
+                         f"mean {meant}? e.g. vtbisect run {meant} -- CMD ARGS...")
 
 
 def _bisect(repo: Path, cache: Path, rng: Range, runner: Runner, options: Options, env: dict[str, str],
