@@ -13,7 +13,6 @@ ends every process tree still running, which the driver calls on its way out."""
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import hashlib
 import json
