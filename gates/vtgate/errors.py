@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-ErrorKind = Literal["probe", "timeout", "stale", "config", "golden"]
+# noisy: a perf gate found the host too busy to time on; inconclusive: its interval straddles the threshold
+ErrorKind = Literal["probe", "timeout", "stale", "config", "golden", "noisy", "inconclusive"]
 
 
 class SuiteError(Exception):

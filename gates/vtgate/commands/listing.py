@@ -25,7 +25,7 @@ def list_gates(
     """Show the suite: one line per gate."""
     try:
         loaded = load_suite(suite)
-        gates = select_gates(loaded, None, keyword)
+        gates = select_gates(loaded, None, keyword, opt_in=keyword is None)
     except SuiteError as error:
         raise config_error(error) from None
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
