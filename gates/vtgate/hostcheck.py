@@ -128,14 +128,15 @@ def _own_family() -> set[int]:
 
 def read_host_state(competing: Collection[str] = ()) -> HostState:
     """The host now. Competing processes match by exact executable name only (``Process.name()``), so
-    a name can never match the command line of the process that looks for it."""
+    a name can never match the command line of the process that looks for it; zombies (which use no
+    CPU) and this process's own family do not count."""
     wanted = set(competing)
     counts: dict[str, int] = {}
     if wanted:
         family = _own_family()
-        for process in psutil.process_iter(["name"]):
+        for process in psutil.process_iter(["name", "status"]):
             name = process.info.get("name")
-            if name in wanted and process.pid not in family:
+            if name in wanted and process.pid not in family and process.info.get("status") != psutil.STATUS_ZOMBIE:
                 counts[name] = counts.get(name, 0) + 1
     return HostState(
         at=time.time(), cores=os.cpu_count() or 1, load1=os.getloadavg()[0],

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -144,3 +145,9 @@ def tmp_project(tmp_path: Path):
         return project
 
     return build
+
+
+@pytest.fixture
+def perfkit() -> SimpleNamespace:
+    """The helpers a test module needs by name: ``gate(...)`` (a perf gate's TOML) and ``git(root, ...)``."""
+    return SimpleNamespace(gate=perf_gate, git=git, bless=bless)
