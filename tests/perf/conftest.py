@@ -149,5 +149,6 @@ def tmp_project(tmp_path: Path):
 
 @pytest.fixture
 def perfkit() -> SimpleNamespace:
-    """The helpers a test module needs by name: ``gate(...)`` (a perf gate's TOML) and ``git(root, ...)``."""
-    return SimpleNamespace(gate=perf_gate, git=git, bless=bless)
+    """The helpers a test module needs by name: ``gate(...)`` (a perf gate's TOML), ``git(root, ...)``,
+    ``bless(project, gate)`` and ``project(root)``."""
+    return SimpleNamespace(gate=perf_gate, git=git, bless=bless, project=Project)
