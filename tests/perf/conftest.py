@@ -29,7 +29,7 @@ SLOW = {slow}
 def timed(steps: int = 12, unit: int = 15000) -> dict:
     mark = os.environ.get("FAKE_MARK_DIR")
     if mark:
-        Path(mark, str(os.getpid())).write_text("leg")
+        Path(mark, f"{{os.getpid()}}-{{time.time_ns()}}").write_text("leg")
         pause = float(os.environ.get("FAKE_PAUSE", "0"))
         if pause:
             time.sleep(pause)

@@ -40,7 +40,7 @@ class PerfKind:
     pin_source = "golden"
     opt_in = True  # selected only by --gate NAME or a -k expression naming 'perf' (vtgate.suite.select_gates)
     option_keys = frozenset({"metric", "better", "min_ratio", "confidence", "rounds", "warmup", "reference",
-                             "quiet", "compare", "leg_timeout"})
+                             "quiet", "compare", "leg_timeout", "fresh_process"})
     default_probe: ProbeRef | None = None
 
     def validate(self, options: Mapping[str, Any]) -> list[str]:
@@ -74,6 +74,8 @@ class PerfKind:
                 problems.append('reference.ref must name a revision, e.g. "main" or a commit id')
         if "quiet" in options:
             problems += policy_problems(options["quiet"])
+        if not isinstance(options.get("fresh_process", False), bool):
+            problems.append("fresh_process must be true or false")
         if "compare" in options and not str_list(options["compare"]):
             problems.append('compare must be a list of observation fields, e.g. ["tokens", "digests.stream"]')
         return problems
@@ -91,6 +93,7 @@ class PerfKind:
             "rounds": options["rounds"], "warmup": options["warmup"], "leg_timeout": float(options["leg_timeout"]),
             "quiet": options.get("quiet"), "suite": str(spec.source),
             "compare": list(options.get("compare", OUTPUT_FIELDS)),
+            "fresh_process": bool(options.get("fresh_process", False)),
         }
         return [ProbeRequest(label=LABEL, probe=RUNNER, args=args, env={})]
 
