@@ -2,7 +2,7 @@
 load from another process (docs/perf.md, "Measured on this host").
 
 A throwaway git project holds HEAD's engine, committed as ``main``, and one perf gate on the decode
-bench chain (ratio of decode tokens per CPU second to ``main``'s, min_ratio 0.95, 6 rounds + 1
+bench chain (ratio of decode tokens per CPU second to ``main``'s, min_ratio 0.95, 14 rounds + 1
 warm-up pair). Each case patches the working tree with a fixed CPU cost in every RMSNorm call sized
 to slow a decode step by the case's percentage (0: no patch), then runs ``vtgate check -k perf``
 ``--runs`` times while a CPU burner runs beside it. A run is a detection when the gate is red, a

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import psutil
@@ -23,9 +24,10 @@ def gate_of(report: dict) -> dict:
     return gate
 
 
-def test_a_three_times_slower_candidate_is_red_with_its_ratio_interval_legs_and_host(perfkit, tmp_project):
+def test_a_three_times_slower_candidate_is_red_with_its_ratio_interval_legs_and_host(perfkit, tmp_project, tmp_path):
     project = tmp_project(perfkit.gate(min_ratio=0.8, extra=SLOWER))
-    code, report, stderr = project.check_json("-k", "perf")
+    junit = tmp_path / "junit.xml"
+    code, report, stderr = project.check_json("-k", "perf", "--junit", str(junit))
     gate = gate_of(report)
     assert code == 1 and gate["status"] == "red"
     assert gate["measured"]["ratio"] < 0.8 and gate["measured"]["high"] < 0.8
@@ -33,6 +35,22 @@ def test_a_three_times_slower_candidate_is_red_with_its_ratio_interval_legs_and_
     assert all(v["load_per_core"] is not None for v in gate["measured"]["values"])
     assert "decode: work +" in gate["summary"]  # the stage that moved
     assert "interval [" in stderr and "host load" in stderr
+    failure = ET.parse(junit).getroot().find("testsuite/testcase/failure")
+    assert failure is not None and failure.get("message", "").startswith("ratio 0.")
+    assert "6 legs" in failure.get("message", "") and "host load" in failure.get("message", "")
+
+
+def test_two_perf_gates_of_one_check_never_time_at_the_same_moment(perfkit, tmp_project, tmp_path):
+    # different rounds: two distinct runs (identical gates would share one run)
+    project = tmp_project(perfkit.gate("perf-a", min_ratio=0.3) + perfkit.gate("perf-b", min_ratio=0.3, rounds=4),
+                          blessed=("perf-a", "perf-b"))
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    code, report, _ = project.check_json("-k", "perf", "-j", "2", env={"FAKE_MARK_DIR": str(marks)})
+    assert code == 0 and [g["status"] for g in report["gates"]] == ["green", "green"]
+    spans = sorted(tuple(map(int, p.read_text().split())) for p in marks.iterdir())
+    assert len(spans) == 6 + 8
+    assert all(end <= next_start for (_, end), (next_start, _) in zip(spans, spans[1:], strict=False))
 
 
 def test_interleaving_alternates_roles_round_by_round(perfkit, tmp_project):
