@@ -17,7 +17,7 @@ import statistics
 from collections.abc import Mapping
 from typing import Any
 
-from vtgate.errors import GateError
+from vtgate.errors import ErrorKind, GateError
 from vtgate.hostcheck import policy_problems
 from vtgate.kinds._common import first_divergence, short, str_list
 from vtgate.perflegs import OUTPUT_FIELDS
@@ -49,7 +49,7 @@ class PerfKind:
             problems.append('perf gates need metric = "<observation field of a timing>", e.g. metric = "timing.decode_tok_s"')
         if options.get("better", "higher") not in ("higher", "lower"):
             problems.append('better must be "higher" (tokens/s) or "lower" (seconds per call)')
-        ratio = options.get("min_ratio")
+        ratio: Any = options.get("min_ratio")
         if not (_number(ratio) and ratio > 0):
             problems.append("perf gates need min_ratio = <candidate speed / reference speed it must stay above>, e.g. 0.95")
         confidence = options.get("confidence", DEFAULTS["confidence"])
@@ -193,9 +193,8 @@ def _usable_legs(spec: GateSpec, record: Mapping[str, Any]) -> list[Mapping[str,
     if outcome == "no-metric":
         raise GateError(f"gate '{spec.name}': {where}: {problem}", "probe")
     if outcome == "leg-failed":
-        kind = record.get("error_kind") or "probe"
-        if kind not in ("probe", "timeout", "stale"):
-            kind = "probe"
+        found = record.get("error_kind")
+        kind: ErrorKind = found if found in ("timeout", "stale") else "probe"
         raise GateError(f"gate '{spec.name}': {where} failed: {problem}", kind)
     raise GateError(f"gate '{spec.name}': the leg runner reported outcome {outcome!r}", "probe")
 
