@@ -15,6 +15,9 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
+
+CHECK_SCHEMA = Path(__file__).resolve().parents[2] / "docs" / "schemas" / "check.schema.json"
 
 FAKE_ENGINE = '''
 """A fake engine for perf tests: every step does SLOW * FAKE_SLOW units of pure-Python work."""
@@ -108,8 +111,11 @@ class Project:
                               capture_output=True, text=True, timeout=timeout, check=False)
 
     def check_json(self, *args: str, env: dict[str, str] | None = None) -> tuple[int, dict[str, Any], str]:
+        """``vtgate check --json -``: exit code, the report (validated against its schema), stderr."""
         done = self.vtgate("check", "--suite", str(self.suite), "--json", "-", *args, env=env)
-        return done.returncode, json.loads(done.stdout), done.stderr
+        report = json.loads(done.stdout)
+        Draft202012Validator(json.loads(CHECK_SCHEMA.read_text())).validate(report)
+        return done.returncode, report, done.stderr
 
 
 def perf_gate(name: str = "fake-perf", *, min_ratio: float = 0.8, rounds: int = 3,
