@@ -284,3 +284,67 @@ __all__ = [
     "speculative",
     "teacher_forced",
 ]
+
+
+def decode_timing(prompt: str = "bench", tokens: int = 32, repeats: int = 2, model: str = "vt-tiny") -> Observation:
+    """The greedy bench chain, timed (docs/perf.md): ``repeats`` runs after a warm-up, each a prefill
+    and one incremental step per token, every step timed in wall and in this process's CPU seconds.
+    ``timing`` holds throughputs from the median step (robust to a step the scheduler delayed);
+    ``stages`` is the ``VT_PROFILE`` stage profile of the timed runs by phase, in seconds per prefill
+    and per decode step (the profiler is on for every run compared, so its few clock reads per stage
+    cost candidate and reference alike). Tokens, digests and counters are exact as ever."""
+    import dataclasses
+    import statistics
+    import time
+
+    from vtengine.profiler import Profiler, clock
+
+    steps = _check_tokens(tokens)
+    if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats < 1:
+        raise ValueError(f"repeats must be a positive integer, got {repeats!r}")
+    knobs = dataclasses.replace(Knobs.from_env(), profile=True)
+    engine = Engine(_model(model, knobs), knobs)
+    ids = _prompt_ids(prompt, engine)
+    engine.generate(ids, 2)  # warm the dequant cache and the allocator
+    engine.prof = Profiler()  # profile the timed runs only
+    prefill_wall, prefill_cpu, step_wall, step_cpu = [], [], [], []
+    chains: list[list[int]] = []
+    for _ in range(repeats):
+        seq = engine.kv.new_sequence()
+        engine.prof.phase = "prefill"
+        w0, c0 = clock(), time.process_time()
+        logits = engine.forward([seq], [ids])[0]
+        prefill_wall.append(clock() - w0)
+        prefill_cpu.append(time.process_time() - c0)
+        engine.prof.phase = "decode"
+        chain = [int(np.argmax(logits[-1]))]
+        for _ in range(steps - 1):
+            w0, c0 = clock(), time.process_time()
+            logits = engine.forward([seq], [[chain[-1]]])[0]
+            step_wall.append(clock() - w0)
+            step_cpu.append(time.process_time() - c0)
+            chain.append(int(np.argmax(logits[-1])))
+        engine.kv.release(seq)
+        chains.append(chain)
+    if any(chain != chains[0] for chain in chains):
+        raise RuntimeError("decode_timing: the repeats produced different tokens; the default arm is deterministic")
+    counters = _counters(engine)
+    stages: dict[str, dict[str, float]] = {}
+    for (phase, stage), seconds in sorted(engine.prof.seconds.items()):
+        calls = repeats * (1 if phase == "prefill" else max(1, steps - 1))
+        stages.setdefault(phase, {})[stage] = seconds / calls  # per prefill, per decode step
+    timing: dict[str, float] = {"prefill_tok_s": len(ids) / statistics.median(prefill_wall),
+                                "prefill_cpu_tok_s": len(ids) / max(statistics.median(prefill_cpu), 1e-9)}
+    if step_wall:
+        timing["decode_tok_s"] = 1.0 / statistics.median(step_wall)
+        timing["decode_cpu_tok_s"] = 1.0 / max(statistics.median(step_cpu), 1e-9)
+        timing["decode_step_s"] = statistics.median(step_wall)
+    return {
+        "tokens": chains[0],
+        "digests": {"logits": digest_array(logits), "stream": stream_digest(chains[0])},
+        "counters": counters,
+        "metrics": {"anchor": anchor(chains[0])},
+        "timing": timing,
+        "stages": stages,
+        "meta": meta(model, knobs),
+    }

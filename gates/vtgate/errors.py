@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-ErrorKind = Literal["probe", "timeout", "stale", "config", "golden", "artifact"]
+# artifact: the observation ran other derived artifacts (weights) than the golden was blessed with;
+# noisy: a perf gate found the host too busy to time on; inconclusive: its interval straddles the threshold
+ErrorKind = Literal["probe", "timeout", "stale", "config", "golden", "artifact", "noisy", "inconclusive"]
 
 
 class SuiteError(Exception):

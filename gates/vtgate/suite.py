@@ -353,16 +353,22 @@ def _probe(raw: Any, default: ProbeRef | None, bad: Any) -> ProbeRef | None:
     return None
 
 
-def select_gates(suite: Suite, names: list[str] | None = None, keyword: str | None = None) -> list[GateSpec]:
+def select_gates(suite: Suite, names: list[str] | None = None, keyword: str | None = None,
+                 *, opt_in: bool = False) -> list[GateSpec]:
     """``--gate NAME`` (exact, repeatable) and ``-k EXPR`` (pytest-like: substrings of name, kind and
-    tier combined with and/or/not and parentheses)."""
+    tier combined with and/or/not and parentheses). Gates of an opt-in kind (``perf``) are selected
+    only when named by ``--gate``, or when ``-k``'s expression has the kind's name as a word
+    (``-k perf``), or with ``opt_in`` (vtgate list shows every gate)."""
     gates = list(suite.gates)
     if names:
         known = {g.name for g in gates}
         for name in names:
             if name not in known:
                 raise SuiteError(f"{suite.path}: no gate named '{name}'{_suggest(name, known)}")
-        gates = [g for g in gates if g.name in names]
+        return [g for g in gates if g.name in names and (not keyword or compile_keyword(keyword)(f"{g.name} {g.kind} {g.tier}"))]
+    if not opt_in:
+        words = set(re.findall(r"[^\s()]+", (keyword or "").lower()))
+        gates = [g for g in gates if not getattr(get_kind(g.kind), "opt_in", False) or g.kind in words]
     if keyword:
         match = compile_keyword(keyword)
         gates = [g for g in gates if match(f"{g.name} {g.kind} {g.tier}")]

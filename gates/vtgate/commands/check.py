@@ -12,6 +12,7 @@ from vtgate.clirun import Interrupted
 from vtgate.errors import SuiteError
 from vtgate.exitcodes import ExitCode
 from vtgate.output import console, problem, say, write_json
+from vtgate.perflegs import WAIT_QUIET_ENV
 from vtgate.progress import live_progress, progress_wanted
 from vtgate.report import render_table, write_github, write_json_report, write_junit
 from vtgate.suite import load_suite
@@ -38,6 +39,8 @@ def check(
     junit: Path = typer.Option(None, "--junit", help="Write a JUnit XML report to PATH."),
     github: bool = typer.Option(False, "--github", help="GitHub Actions: ::error annotations per failing gate and a job summary."),
     isolate_env: bool = ISOLATE_OPTION,
+    wait_quiet: float = typer.Option(0.0, "--wait-quiet", min=0, metavar="SECONDS", help="Perf gates: wait up "
+                                     "to SECONDS for a quiet host before each leg (default: a noisy host is an error)."),
 ) -> int:
     """Run the gates; exit 0 green, 1 red, 2 bad suite, 3 a gate could not run, 5 nothing selected."""
     try:
@@ -46,7 +49,8 @@ def check(
             raise SuiteError(f"--root {root}: no such directory")
         with live_progress(console, progress_wanted(json_to_stdout=json_path == "-")) as progress:
             report = run_check(loaded, root=root, select=gate or None, keyword=keyword, jobs=jobs,
-                               isolate_env=isolate_env or None, progress=progress)
+                               isolate_env=isolate_env or None, progress=progress,
+                               extra_env={WAIT_QUIET_ENV: f"{wait_quiet:g}"} if wait_quiet else None)
     except KeyboardInterrupt:
         raise Interrupted("probe runs stopped; no report written") from None
     except SuiteError as error:

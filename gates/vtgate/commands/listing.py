@@ -43,7 +43,7 @@ def list_gates(
     """Show the suite: one line per gate."""
     try:
         loaded = load_suite(suite)
-        gates = select_gates(loaded, None, keyword)
+        gates = select_gates(loaded, None, keyword, opt_in=keyword is None)
     except SuiteError as error:
         raise config_error(error) from None
     rows = [_row(spec, loaded.root) for spec in gates]

@@ -50,7 +50,7 @@ class GateKind(Protocol):
     def describe_pin(self, pin: Mapping[str, Any]) -> str: ...
 
 
-_MODULES = ("golden", "anchor", "band", "bitident", "invariance", "counters", "envdoc")
+_MODULES = ("golden", "anchor", "band", "bitident", "invariance", "counters", "envdoc", "perf")
 
 KINDS: dict[str, GateKind] = {}
 

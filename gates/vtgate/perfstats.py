@@ -1,0 +1,83 @@
+"""The statistics of a perf gate (docs/perf.md): paired rounds of interleaved legs give one log-ratio
+each; the ratio is the Hodges-Lehmann estimate of their centre, its interval a seeded percentile
+bootstrap over rounds, and the decision compares the interval with the gate's threshold (pass, fail,
+or inconclusive when the interval straddles it). Pure numpy, deterministic for a given seed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+METHOD = "Hodges-Lehmann paired log-ratio, percentile bootstrap over rounds"
+Decision = Literal["pass", "fail", "inconclusive"]
+
+
+@dataclass(frozen=True)
+class RatioEstimate:
+    """Candidate speed over reference speed (> 1: the candidate is faster), with one-sided bounds at
+    ``confidence``: ``low`` is the (1 - confidence) bootstrap quantile, ``high`` the confidence one."""
+
+    ratio: float
+    low: float
+    high: float
+    confidence: float
+    rounds: int
+    resamples: int
+    seed: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ratio": round(self.ratio, 5), "low": round(self.low, 5), "high": round(self.high, 5),
+                "confidence": self.confidence, "rounds": self.rounds, "resamples": self.resamples,
+                "seed": self.seed, "method": METHOD}
+
+
+def _walsh_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    i, j = np.triu_indices(n)
+    return i, j
+
+
+def hodges_lehmann(values: np.ndarray) -> np.ndarray:
+    """The median of all Walsh averages (x_i + x_j) / 2, i <= j, along the last axis: a centre as
+    robust as the median (one wild leg cannot move it far) but smoother on few samples."""
+    i, j = _walsh_pairs(values.shape[-1])
+    return np.median((values[..., i] + values[..., j]) / 2.0, axis=-1)
+
+
+def speeds(values: Sequence[float], better: Literal["higher", "lower"]) -> np.ndarray:
+    """A metric as a speed: tokens/s as they are, seconds per call inverted."""
+    array = np.asarray(values, dtype=np.float64)
+    return array if better == "higher" else 1.0 / array
+
+
+def paired_ratio(candidate: Sequence[float], reference: Sequence[float], *,
+                 better: Literal["higher", "lower"] = "higher", confidence: float = 0.95,
+                 resamples: int = 2000, seed: int = 0) -> RatioEstimate:
+    """The speed ratio candidate/reference from paired rounds (``candidate[k]`` and ``reference[k]``
+    ran next to each other). Raises ValueError on fewer than 2 rounds or a non-positive value."""
+    cand, ref = speeds(candidate, better), speeds(reference, better)
+    if cand.shape != ref.shape or cand.ndim != 1:
+        raise ValueError(f"need paired rounds: {len(candidate)} candidate and {len(reference)} reference values")
+    if cand.size < 2:
+        raise ValueError(f"need at least 2 rounds, got {cand.size}")
+    if not (np.all(np.isfinite(cand)) and np.all(np.isfinite(ref)) and np.all(cand > 0) and np.all(ref > 0)):
+        raise ValueError("every timing value must be a positive finite number")
+    logs = np.log(cand) - np.log(ref)
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, logs.size, size=(resamples, logs.size))
+    boot = hodges_lehmann(logs[picks])
+    low, high = np.quantile(boot, [1.0 - confidence, confidence])
+    return RatioEstimate(float(np.exp(hodges_lehmann(logs))), float(np.exp(low)), float(np.exp(high)),
+                         confidence, int(logs.size), resamples, seed)
+
+
+def decide(estimate: RatioEstimate, min_ratio: float) -> Decision:
+    """pass: the whole interval is at or above ``min_ratio``; fail: the whole interval is below it;
+    inconclusive: it straddles the threshold (more rounds or a quieter host would tell)."""
+    if estimate.low >= min_ratio:
+        return "pass"
+    if estimate.high < min_ratio:
+        return "fail"
+    return "inconclusive"

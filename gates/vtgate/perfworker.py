@@ -1,0 +1,35 @@
+"""A warm probe process for perf legs: ``python -m vtgate.perfworker module:function`` calls the probe
+once per line of JSON arguments on stdin and answers each with one line of observation JSON on
+stdout (the probe's own prints go to stderr, as in ``vtgate.probe_entry``). The perf leg runner keeps
+one per role, so a leg costs the probe call, not an interpreter start and imports; that is what lets
+a perf gate time enough interleaved rounds to decide in a minute (docs/perf.md)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1 or ":" not in args[0]:
+        sys.stderr.write("usage: python -m vtgate.perfworker module:function\n")
+        return 2
+    module_name, _, function_name = args[0].partition(":")
+    sys.stdout.flush()
+    answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)  # the probe's own prints go to stderr
+    function = getattr(importlib.import_module(module_name), function_name)
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        observation = function(**json.loads(line))
+        answers.write(json.dumps(observation, allow_nan=False) + "\n")
+        answers.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""The perf kind's judgement of a leg runner's record, on synthetic records (pure: no probe runs),
+and the interleaved leg order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from vtgate.errors import GateError
+from vtgate.kinds import get_kind
+from vtgate.perflegs import leg_order
+from vtgate.records import GateSpec, ProbeRef
+
+OUTPUTS = {"tokens": [1, 2, 3]}
+PIN = {"candidate": OUTPUTS, "reference": OUTPUTS}
+
+
+def spec(**options) -> GateSpec:
+    merged = {"metric": "timing.tok_s", "min_ratio": 0.95, "reference": {"env": {"ARM": "0"}}, **options}
+    return GateSpec(name="p", kind="perf", probe=ProbeRef(callable="m:f"), args={}, env={}, env_reason=None,
+                    tier="perf", golden=None, deliberate_red=None, timeout=60.0, options=merged, line=3,
+                    source=Path("gates.toml"))
+
+
+def record(candidate: list[float], reference: list[float], outcome: str = "measured", **extra) -> dict:
+    legs = []
+    for number, (c, r) in enumerate(zip(candidate, reference, strict=True)):
+        for role, value in (("candidate", c), ("reference", r)):
+            legs.append({"index": len(legs), "role": role, "round": number, "value": value, "outputs": OUTPUTS,
+                         "host": {"load_per_core": 0.2}, "stages": None})
+    return {"legs": {"outcome": outcome, "problem": None, "legs": legs, "policy": {"enforce": True},
+                     "reference": {"env": {"ARM": "0"}}, **extra}}
+
+
+def test_legs_interleave_after_the_warm_up_pairs():
+    assert leg_order(3, 1) == [("candidate", None), ("reference", None), ("candidate", 0), ("reference", 0),
+                               ("reference", 1), ("candidate", 1), ("candidate", 2), ("reference", 2)]
+
+
+def test_an_interval_straddling_the_threshold_is_inconclusive_with_its_numbers():
+    cand = [93.0, 99.0, 94.0, 99.5, 95.0, 100.0]  # about 3% slower, spread over the 0.95 line
+    with pytest.raises(GateError) as caught:
+        get_kind("perf").evaluate(spec(), PIN, record(cand, [100.0] * 6))
+    assert caught.value.kind == "inconclusive"
+    assert caught.value.message.startswith("inconclusive: ratio 0.967, 95% one-sided interval [0.940, 0.995] straddles 0.95")
+
+
+def test_seconds_per_call_slower_candidate_is_red():
+    verdict = get_kind("perf").evaluate(spec(better="lower"), PIN, record([1.3, 1.31, 1.29], [1.0, 1.01, 0.99]))
+    assert not verdict.passed and verdict.measured["ratio"] < 0.8
+
+
+def test_a_noisy_outcome_is_an_error_naming_the_leg_and_what_was_noisy():
+    noisy = record([], [], outcome="noisy", problem="load average 7.0 on 2 cores = 3.50/core > 1", noisy_leg=0)
+    noisy["legs"]["legs"] = [{"index": 0, "role": "candidate", "round": None, "host": {"load_per_core": 3.5}}]
+    with pytest.raises(GateError) as caught:
+        get_kind("perf").evaluate(spec(), PIN, noisy)
+    assert caught.value.kind == "noisy"
+    assert "host not quiet before leg 0 (candidate, warm-up): load average 7.0" in caught.value.message
+
+
+def test_a_pin_without_the_reference_outputs_asks_for_a_bless():
+    with pytest.raises(GateError) as caught:
+        get_kind("perf").evaluate(spec(), {"candidate": OUTPUTS}, record([1.0, 1.0], [1.0, 1.0]))
+    assert caught.value.kind == "golden" and "vtgate bless p" in caught.value.message

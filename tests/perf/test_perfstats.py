@@ -1,0 +1,75 @@
+"""The perf gate's statistics on synthetic samples: deterministic for a seed, ratio direction for
+both metric senses, robust to one wild round, and the three decisions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from vtgate.perfstats import decide, hodges_lehmann, paired_ratio
+
+
+def noisy_pairs(ratio: float, rounds: int, spread: float, seed: int = 1) -> tuple[list[float], list[float]]:
+    rng = np.random.default_rng(seed)
+    reference = 100.0 * np.exp(rng.normal(0.0, spread, rounds))
+    candidate = reference * ratio * np.exp(rng.normal(0.0, spread, rounds))
+    return list(candidate), list(reference)
+
+
+def test_same_seed_same_interval_and_another_seed_moves_it_only_slightly():
+    cand, ref = noisy_pairs(0.9, 8, 0.03)
+    first, again = paired_ratio(cand, ref, seed=7), paired_ratio(cand, ref, seed=7)
+    assert (first.low, first.high) == (again.low, again.high)
+    other = paired_ratio(cand, ref, seed=8)
+    assert other.ratio == first.ratio  # the point estimate does not resample
+    assert abs(other.low - first.low) < 0.02
+
+
+def test_exact_ten_percent_slowdown_gives_ratio_point_nine():
+    estimate = paired_ratio([90.0, 45.0, 180.0], [100.0, 50.0, 200.0])
+    assert estimate.ratio == pytest.approx(0.9)
+    assert estimate.low == pytest.approx(0.9) and estimate.high == pytest.approx(0.9)
+
+
+def test_seconds_per_call_are_inverted_so_a_slower_candidate_is_below_one():
+    estimate = paired_ratio([1.25, 2.5, 5.0], [1.0, 2.0, 4.0], better="lower")
+    assert estimate.ratio == pytest.approx(0.8)
+
+
+def test_a_ten_percent_slowdown_with_three_percent_noise_fails_a_0_95_gate():
+    estimate = paired_ratio(*noisy_pairs(0.9, 8, 0.03))
+    assert estimate.high < 0.95
+    assert decide(estimate, 0.95) == "fail"
+
+
+def test_no_change_with_three_percent_noise_passes_a_0_95_gate():
+    estimate = paired_ratio(*noisy_pairs(1.0, 8, 0.03, seed=3))
+    assert estimate.low >= 0.95
+    assert decide(estimate, 0.95) == "pass"
+
+
+def test_a_three_percent_change_straddles_0_95_and_is_inconclusive():
+    estimate = paired_ratio(*noisy_pairs(0.97, 8, 0.03, seed=5))
+    assert estimate.low < 0.95 <= estimate.high
+    assert decide(estimate, 0.95) == "inconclusive"
+
+
+def test_one_wild_round_does_not_turn_no_change_into_a_slowdown():
+    cand, ref = [100.0, 101.0, 99.0, 100.5, 99.5, 100.0, 30.0, 100.2], [100.0] * 8
+    estimate = paired_ratio(cand, ref)
+    assert estimate.ratio == pytest.approx(1.0, abs=0.01)
+    assert float(np.mean(np.array(cand) / np.array(ref))) < 0.92  # what a mean would have said
+
+
+def test_hodges_lehmann_is_the_median_of_walsh_averages():
+    # Walsh averages of [0, 1, 10]: 0, 0.5, 5, 1, 5.5, 10 -> median 3.0
+    assert hodges_lehmann(np.array([0.0, 1.0, 10.0])) == pytest.approx(3.0)
+
+
+@pytest.mark.parametrize(("cand", "ref", "message"), [
+    ([1.0], [1.0], "at least 2 rounds"),
+    ([1.0, 2.0], [1.0], "paired rounds"),
+    ([1.0, 0.0], [1.0, 1.0], "positive finite"),
+])
+def test_bad_samples_are_refused_with_the_reason(cand, ref, message):
+    with pytest.raises(ValueError, match=message):
+        paired_ratio(cand, ref)
