@@ -1,7 +1,8 @@
 """Knob coverage: which documented knob values no gate ever sets. ``vtgate knobs``.
 
 A bug behind a knob value that no gate sets is invisible to the suite: a policy nobody pins, an arm
-nobody runs. For every knob the env-var doc lists (the pages ``vtgate envdoc`` reads), this module
+nobody runs. For every knob the env-var doc lists (the pages ``vtgate envdoc`` reads) whose name has
+one of the suite's ``knob_prefixes`` (or that a gate sets), this module
 derives the values that must be exercised and the values the suite's gates set (env pins, swept
 ``over`` / ``invariant_over`` values, ``configs`` env: everything a gate kind requests):
 
@@ -107,8 +108,11 @@ def knob_coverage(suite: Suite, root: Path | None = None) -> CoverageReport:
     set_values = values_set(suite)
     report = CoverageReport()
     documented = set()
+    prefixes = tuple(p for p in suite.settings.knob_prefixes if p)
     for row in docs.rows:
-        if row.is_pattern:
+        # the engine's knobs: names with the suite's knob prefixes, or that a gate sets; the doc may
+        # list other variables (CI's, the tools' own) that no gate is meant to set
+        if row.is_pattern or not (row.name.startswith(prefixes) or row.name in set_values):
             continue
         documented.add(row.name)
         required = required_values(row)

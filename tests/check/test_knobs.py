@@ -14,6 +14,7 @@ DOC = """\
 | FAKE_POLICY | lru | cache policy: `lru` or `pin` | yes |
 | FAKE_BUDGET | 0 | cache budget in MB | yes |
 | FAKE_THREADS | 1 | worker threads | yes |
+| CI | (unset) | set by CI services: not a knob of this engine, so not reported | yes |
 """
 
 HEADER = """\
@@ -21,6 +22,7 @@ HEADER = """\
 pythonpath = ["src"]
 source_tree = "src/fakeengine"
 timeout = 30
+knob_prefixes = ["FAKE_"]
 """
 
 FMA_GATE = '[[gate]]\nname = "fma"\nkind = "anchor"\nprobe = "fakeengine:generate"\nenv = { FAKE_FMA = "1" }\n' \
@@ -46,6 +48,7 @@ def test_values_no_gate_sets_are_named_with_the_fix(project) -> None:
     assert by_name["FAKE_BUDGET"]["missing"] == ["<other>"]  # a size: any value but the default
     assert by_name["FAKE_THREADS"]["required"] == ["<other>"]  # 1 with no "1 =" meaning is a count
     assert sorted(report["uncovered"]) == ["FAKE_BUDGET", "FAKE_POLICY", "FAKE_THREADS"]
+    assert "CI" not in by_name  # a documented variable without the suite's knob prefixes
     assert "uncovered FAKE_POLICY (default lru): no gate sets pin" in stderr
     assert "[suite] knob_exemptions" in stderr
 
