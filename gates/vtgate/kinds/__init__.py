@@ -14,6 +14,8 @@ The interface (``GateKind``):
 - ``pin_from(spec, observations) -> dict``: the pin ``vtgate bless`` stores.
 - ``describe_change(old, new) -> str``: the bless diff in the kind's terms ("anchor 11622 -> 101807").
 - ``describe_pin(pin) -> str``: one short line for a golden's history ("anchor 101807, 60 tokens").
+- ``opt_in`` (optional attribute, default False): gates of the kind are selected only when named by
+  ``--gate`` or by a ``-k`` expression with the kind's name as a word (``perf``: timing gates).
 """
 
 from __future__ import annotations
