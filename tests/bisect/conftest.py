@@ -152,7 +152,7 @@ def run_vtbisect(repo: Path, *args: str, env: Mapping[str, str] | None = None, j
     if json_path is not None:
         argv[len(VTBISECT) + 1:len(VTBISECT) + 1] = ["--json", str(json_path)]
     done = subprocess.run(argv, cwd=repo, capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **(env or {})})
+                          env={**os.environ, "NO_COLOR": "1", "COLUMNS": "1000", **(env or {})})
     record = json.loads(json_path.read_text()) if json_path is not None and json_path.exists() else None
     return Ran(done.returncode, done.stdout, done.stderr, record)
 

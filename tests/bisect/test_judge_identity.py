@@ -97,7 +97,7 @@ def test_a_suite_knob_changed_in_the_shell_is_judged_afresh(make_history, kit, v
                                       "    return {'counters': {'width': WIDTH}}\n",
                  "src/svc/width.py": "WIDTH = 4\n"}, "service")
     done = subprocess.run([VTGATE, "bless", "width", "--reason", "first measurement"], cwd=repo.path,
-                          capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"})
+                          capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1", "COLUMNS": "1000"})
     assert done.returncode == 0, done.stderr
     repo.commit({}, "bless")
     repo.filler(2)
