@@ -16,7 +16,7 @@ import pytest
 from vtgate.mutate.execute import arm_mutations, judge_mutation
 from vtgate.mutate.spec import ArmsSource
 from vtgate.records import ProbeRef
-from vtgate.runner import run_check
+from vtgate.checkrun import run_check
 from vtgate.suite import load_suite
 
 REPO = Path(__file__).resolve().parents[2]
