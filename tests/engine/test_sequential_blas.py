@@ -13,10 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from vtgate.checkrun import run_check
 from vtgate.mutate.execute import arm_mutations, judge_mutation
 from vtgate.mutate.spec import ArmsSource
 from vtgate.records import ProbeRef
-from vtgate.checkrun import run_check
 from vtgate.suite import load_suite
 
 REPO = Path(__file__).resolve().parents[2]
