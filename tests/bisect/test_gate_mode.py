@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # every test bisects real worktrees running vtgate check per candidate: .ci/run runs it with -m slow
+
 VTGATE = str(Path(sys.executable).parent / "vtgate")
 
 TOY_INIT = '''\

@@ -8,6 +8,10 @@ from __future__ import annotations
 import json
 import subprocess
 
+import pytest
+
+pytestmark = pytest.mark.slow  # every test judges generated mutants with real probe runs: .ci/run runs it with -m slow
+
 CRASH_GUARD = '\nassert len(ARMS) <= 4, "the arm registry has four arms"\n'
 
 

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # every test runs init, bless and check end to end on a real engine: .ci/run runs it with -m slow
+
 ENGINE_CMD = "{python} engine/tinyengine.py --raw"
 
 PY_ENGINE = '''\

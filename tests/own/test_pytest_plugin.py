@@ -7,6 +7,10 @@ import os
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.slow  # every test runs a nested pytest over a whole suite: .ci/run runs it with -m slow
+
 GATE = """\
 [[gate]]
 name  = "logits-exact"

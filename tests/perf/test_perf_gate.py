@@ -15,6 +15,9 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import psutil
+import pytest
+
+pytestmark = pytest.mark.slow  # every test times interleaved legs of real probes: .ci/run runs it with -m slow
 
 SLOWER = 'env = { FAKE_SLOW = "3" }\nenv_reason = "a candidate three times slower"'
 
