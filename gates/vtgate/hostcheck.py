@@ -175,14 +175,15 @@ class Preflight:
 def preflight(policy: QuietPolicy, wait_seconds: float = 0.0, *, poll_seconds: float = 1.0,
               read: Callable[[], HostState] | None = None, sleep: Callable[[float], None] = time.sleep,
               clock: Callable[[], float] = time.monotonic) -> Preflight:
-    """Read the host; while it is noisy and ``wait_seconds`` allow, wait ``poll_seconds`` and read again.
-    Under a policy that does not enforce, the state is recorded and nothing is noisy."""
+    """Read the host; while it is noisy and ``wait_seconds`` allow, wait ``poll_seconds`` (the last wait
+    only what remains) and read again: a host that never gets quiet is given up on after the whole
+    ``wait_seconds``. Under a policy that does not enforce, the state is recorded and nothing is noisy."""
     read = read or (lambda: read_host_state(policy.competing))
     started = clock()
     while True:
         state = read()
         found = noise(state, policy) if policy.enforce else []
         waited = clock() - started
-        if not found or waited + poll_seconds > wait_seconds:
+        if not found or waited >= wait_seconds:
             return Preflight(state, tuple(found), waited)
-        sleep(poll_seconds)
+        sleep(min(poll_seconds, wait_seconds - waited))
