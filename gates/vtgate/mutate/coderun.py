@@ -50,6 +50,7 @@ from vtgate.probes import AmbientEnv, ProbeKey, Progress, expected_tree_hash, pr
 from vtgate.proctree import ChildProcesses
 from vtgate.records import GateSpec, Suite
 from vtgate.suite import select_gates
+from vtgate.treehash import source_tree_hash
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -399,6 +400,22 @@ def _reaches(coverage_of_gate: frozenset[tuple[str, int]] | None, mutant: CodeMu
     return coverage_of_gate is None or (mutant.path, mutant.statement_line) in coverage_of_gate
 
 
+def _tree_identity(root: Path, suite: Suite, scope: CodeScope) -> str:
+    """The mutated tree in the cache key: ``[suite] source_tree``'s hash, or, without one, a hash of
+    every file under the mutated paths (so a suite without a source tree never reuses a stale verdict)."""
+    pinned = expected_tree_hash(root, suite.settings)
+    if pinned is not None:
+        return pinned
+    digest = hashlib.sha256()
+    for entry in scope.paths:
+        target = root / entry
+        if target.is_dir():
+            digest.update(entry.encode() + b"\0" + source_tree_hash(target).encode())
+        elif target.is_file():
+            digest.update(entry.encode() + b"\0" + hashlib.sha256(target.read_bytes()).hexdigest().encode())
+    return digest.hexdigest()
+
+
 def _comparable(observation: Mapping[str, Any] | None) -> Any:
     """An observation without what always differs between trees (meta: hashes, versions, timings)."""
     if observation is None:
@@ -482,7 +499,7 @@ def run_code_mutants(
                 copy = scratch.patched_copy(root_path, f"m-{mutant.digest}", patch, mutant.ident)
             except PatchError as error:
                 return MutantVerdict(mutant, "error", (), None, f"does not apply: {error}", time.perf_counter() - t0)
-            key = hashlib.sha256(json.dumps([CACHE_VERSION, expected_tree_hash(copy, suite.settings), mutant.diff,
+            key = hashlib.sha256(json.dumps([CACHE_VERSION, _tree_identity(copy, suite, scope), mutant.diff,
                                              sorted(scope.env.items()),
                                              oracle, judge, sorted(s.name for s in green), use_coverage]
                                             ).encode()).hexdigest()
