@@ -444,7 +444,7 @@ def dask_judging(settings: ExecutorSettings, repo: Path, runner: Runner, env: Ma
 
 @contextlib.contextmanager
 def judging(settings: ExecutorSettings, pool: WorktreePool, runner: Runner, env: Mapping[str, str], repo: Path,
-            tips: Sequence[str], cache_dir: Path, jobs: int, say: Any = None) -> Iterator[tuple[Any, Runner]]:
+            tips: Sequence[str], cache_dir: Path, jobs: int, say: Any = None) -> Iterator[tuple[Any, Any]]:
     """The executor interface of vtbisect: (pool, runner) for the driver. ``local``: this machine's
     worktree pool and the runner as they are; ``dask``: their cluster counterparts."""
     if settings.kind == "local":

@@ -107,11 +107,24 @@ def _number(value: Any, name: str, where: str) -> float:
     return number
 
 
+def environment_settings() -> dict[str, str | None]:
+    """The executor's variables as this process's environment sets them (docs/ENVIRONMENT.md)."""
+    return {
+        "VT_EXECUTOR": os.environ.get("VT_EXECUTOR"),
+        "VT_DASK_SCHEDULER": os.environ.get("VT_DASK_SCHEDULER"),
+        "VT_DASK_RESOURCES": os.environ.get("VT_DASK_RESOURCES"),
+        "VT_DASK_SOURCE": os.environ.get("VT_DASK_SOURCE"),
+        "VT_DASK_BUNDLE_LIMIT_MB": os.environ.get("VT_DASK_BUNDLE_LIMIT_MB"),
+        "VT_DASK_CONNECT_TIMEOUT": os.environ.get("VT_DASK_CONNECT_TIMEOUT"),
+        "VT_DASK_WORKER_CACHE": os.environ.get("VT_DASK_WORKER_CACHE"),
+    }
+
+
 def resolve_settings(
-    executor: str | None, scheduler: str | None, resources: Sequence[str], env: Mapping[str, str],
+    executor: str | None, scheduler: str | None, resources: Sequence[str], env: Mapping[str, str | None],
     table: Mapping[str, Any], table_where: str = "[tool.vtgate.executor]",
 ) -> ExecutorSettings:
-    """The settings from the command line, then the environment (``VT_EXECUTOR``, ``VT_DASK_*``), then
+    """The settings from the command line, then ``env`` (``environment_settings()``), then
     the project's ``[tool.vtgate.executor]`` table. Naming a scheduler anywhere chooses dask."""
     unknown = sorted(set(table) - {"kind", "scheduler", "resources", "source", "bundle_limit_mb",
                                    "connect_timeout"})
@@ -129,7 +142,7 @@ def resolve_settings(
     if resources:
         wanted = parse_resources(resources, "--resources")
     elif env.get("VT_DASK_RESOURCES"):
-        wanted = parse_resources([env["VT_DASK_RESOURCES"]], "VT_DASK_RESOURCES")
+        wanted = parse_resources([str(env.get("VT_DASK_RESOURCES"))], "VT_DASK_RESOURCES")
     else:
         raw = table.get("resources", {})
         if not isinstance(raw, dict):
@@ -173,12 +186,13 @@ def current_worker() -> WorkerIdentity:
         return WorkerIdentity(socket.gethostname(), f"pid {os.getpid()}", "local")
 
 
-def worker_report() -> dict[str, Any]:
-    """Run on every worker before a run (``Client.run``): what the client checks."""
+def worker_report(dask_worker: Any = None) -> dict[str, Any]:
+    """Run on every worker before a run (``Client.run`` passes the worker as ``dask_worker``): what
+    the client checks."""
     import vtgate
 
-    identity = current_worker()
-    return {"host": identity.host, "name": identity.name, "vtgate": vtgate.__version__,
+    name = str(dask_worker.name) if dask_worker is not None else current_worker().name
+    return {"host": socket.gethostname(), "name": name, "vtgate": vtgate.__version__,
             "python": sys.executable, "git": shutil.which("git") or ""}
 
 

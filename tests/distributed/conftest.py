@@ -78,14 +78,11 @@ class Cluster:
         self.scheduler.wait(timeout=30)
 
     def tasks_on_scheduler(self) -> int:
+        """How many tasks the scheduler has its workers processing."""
         from distributed import Client
 
         with Client(self.address, timeout=START_SECONDS) as client:
-            return int(client.run_on_scheduler(_task_count))
-
-
-def _task_count(dask_scheduler: object) -> int:
-    return len(dask_scheduler.tasks)  # type: ignore[attr-defined]
+            return sum(len(keys) for keys in client.processing().values())
 
 
 def start_cluster(root: Path, workers: Sequence[tuple[str, str]] = (), preload: Path | None = None) -> Cluster:

@@ -22,7 +22,13 @@ from typing import Any
 import typer
 from filelock import FileLock, Timeout
 from vtgate.clirun import Interrupted
-from vtgate.executor import ExecutorError, ExecutorSettings, project_table, resolve_settings
+from vtgate.executor import (
+    ExecutorError,
+    ExecutorSettings,
+    environment_settings,
+    project_table,
+    resolve_settings,
+)
 from vtgate.exitcodes import ExitCode
 from vtgate.output import console, problem, say, write_json
 
@@ -200,7 +206,7 @@ def run_command(
         pinned = pinned_argv(argv, rng, suite_from)  # now: the branches named may move on later
         if isinstance(runner, CommandRunner):
             runner.plan = resolve_command(runner.argv, repo, Path.cwd(), env, (rng.good.sha, rng.bad.sha))
-        settings = resolve_settings(executor, scheduler, resources, env, project_table(repo))
+        settings = resolve_settings(executor, scheduler, resources, environment_settings(), project_table(repo))
     except (RangeError, BisectError, CommandError, ExecutorError) as error:
         raise fail(str(error), error.exit_code) from None
     except JudgeAbort as error:
