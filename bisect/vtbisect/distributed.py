@@ -26,7 +26,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,7 +47,6 @@ from vtbisect.judges import CommandRunner, GateRunner, JudgeAbort, Judgement, Ru
 from vtbisect.revisions import tree_of
 from vtbisect.worktrees import Prepared, RevertConflict, WorktreePool
 
-POLL_SECONDS = 0.1
 SLOTS_PER_WORKER = 16  # worktrees are made on first use: as many as tasks a worker runs at once
 
 
@@ -116,11 +114,16 @@ def _has_commit(mirror: Path, sha: str) -> bool:
     return _git(["-C", str(mirror), "cat-file", "-e", f"{sha}^{{commit}}"]).returncode == 0
 
 
+_known: set[tuple[Path, str]] = set()  # (mirror, commit) this worker process has seen in its mirror
+
+
 def _mirror(cache: Path, source: RepositorySource, commits: Sequence[str], bundle: bytes | None,
             who: WorkerIdentity) -> Path:
     """The worker's bare mirror holding ``commits``, fetched from the bundle or the repository."""
     mirror = cache / "repos" / f"{source.mirror}.git"
     mirror.parent.mkdir(parents=True, exist_ok=True)
+    if all((mirror, sha) in _known for sha in commits):
+        return mirror
     with FileLock(str(mirror) + ".lock"):
         if not (mirror / "HEAD").exists():
             done = _git(["init", "-q", "--bare", str(mirror)])
@@ -128,6 +131,7 @@ def _mirror(cache: Path, source: RepositorySource, commits: Sequence[str], bundl
                 raise WorkerSetupError(f"{who} cannot create a git mirror in {mirror}: {done.stderr.strip()}")
         missing = [sha for sha in commits if not _has_commit(mirror, sha)]
         if not missing:
+            _known.update((mirror, sha) for sha in commits)
             return mirror
         if source.kind == "bundle":
             if bundle is None:
@@ -152,6 +156,7 @@ def _mirror(cache: Path, source: RepositorySource, commits: Sequence[str], bundl
                 f"{done.stderr.strip() or 'the commit is not there'}; fix: make the repository reachable from the "
                 "worker (VT_DASK_SOURCE=<URL or path the worker can fetch>) or send it as a bundle "
                 "(VT_DASK_SOURCE=bundle)")
+        _known.update((mirror, sha) for sha in commits)
     return mirror
 
 
@@ -324,16 +329,18 @@ class RemotePool:
         expected = self._tree(commit)
         task = JudgementTask(commit, expected, tuple(reverts), self.source, self.runner, self.knobs, self.files,
                              self.version)
+        if self.cancelled:
+            raise JudgeAbort("the run was cancelled", ExitCode.INTERNAL)
         future = self.executor.submit(judge_on_worker, task, self.bundle)
-        while not future.done():
-            if self.cancelled:
-                raise JudgeAbort("the run was cancelled", ExitCode.INTERNAL)
-            time.sleep(POLL_SECONDS)
         try:
-            result: RemoteResult = future.result()
+            result: RemoteResult = future.result()  # cancel() makes it raise CancelledError at once
         except WorkerSetupError as error:
             raise JudgeAbort(str(error), ExitCode.USAGE) from None
-        except Exception as error:  # noqa: BLE001 - what Dask raises is reported, never a verdict
+        except BaseException as error:  # what Dask raises is reported, never a verdict
+            if self.cancelled:  # Dask's CancelledError is a BaseException
+                raise JudgeAbort("the run was cancelled", ExitCode.INTERNAL) from None
+            if not isinstance(error, Exception):
+                raise
             if is_killed_worker(error):
                 raise JudgeAbort(f"the judgement of {commit[:10]} took down every worker it was tried on ({error}); "
                                  "it is not a verdict: look at the workers' logs", ExitCode.INTERNAL) from None
