@@ -19,11 +19,13 @@ import atexit
 import contextlib
 import dataclasses
 import hashlib
+import io
 import os
 import shutil
 import socket
 import subprocess
 import sys
+import tarfile
 import tempfile
 import threading
 from collections.abc import Iterator, Mapping, Sequence
@@ -77,6 +79,7 @@ class JudgementTask:
     env: Mapping[str, str]  # the knobs of the cache key, laid over the worker's own environment
     judge_files: Mapping[str, str]  # files outside the worktree the judge reads: path -> sha256
     vtgate: str  # the client's vtgate version
+    oracle: tuple[str, str] | None = None  # gate mode: (oracle folder name, the suite's path inside it)
 
 
 @dataclass(frozen=True)
@@ -194,19 +197,38 @@ def _check_judge_files(files: Mapping[str, str], who: WorkerIdentity) -> None:
                 "commit it to the repository, or copy the same file to the same path on every worker")
 
 
-def _worker_runner(task: JudgementTask) -> Runner:
+def _unpack_oracle(cache: Path, oracle: tuple[str, str], data: bytes | None, who: WorkerIdentity) -> Path:
+    """Gate mode's oracle (suite and goldens) in the worker's cache, unpacked once; the suite's path."""
+    name, suite = oracle
+    folder = cache / "oracles" / name
+    if not folder.is_dir():
+        if data is None:
+            raise WorkerSetupError(f"{who} got no oracle for gate mode")
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=folder.parent))
+        with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+            archive.extractall(staging, filter="data")
+        try:
+            os.replace(staging, folder)
+        except OSError:  # another task of this worker unpacked it first
+            shutil.rmtree(staging, ignore_errors=True)
+    return folder / suite
+
+
+def _worker_runner(task: JudgementTask, cache: Path, oracle: bytes | None, who: WorkerIdentity) -> Runner:
     """The judge as this worker runs it: its own environment under the knobs that travelled, and for
-    gate mode its own Python."""
+    gate mode its own Python and its copy of the oracle."""
     env = {**os.environ, **task.env}
     env.pop("VT_DASK_WORKER_CACHE", None)
     if isinstance(task.runner, GateRunner):
-        return dataclasses.replace(task.runner, env=env, python=sys.executable)
+        suite = _unpack_oracle(cache, task.oracle, oracle, who) if task.oracle else task.runner.suite
+        return dataclasses.replace(task.runner, env=env, python=sys.executable, suite=suite)
     if isinstance(task.runner, CommandRunner):
         return _command_copy(task.runner, env)
     raise WorkerSetupError(f"unknown judge {type(task.runner).__name__}")
 
 
-def judge_on_worker(task: JudgementTask, bundle: bytes | None = None) -> RemoteResult:
+def judge_on_worker(task: JudgementTask, bundle: bytes | None = None, oracle: bytes | None = None) -> RemoteResult:
     """Run on a Dask worker: materialise the candidate, verify its tree, judge it."""
     import vtgate
 
@@ -219,7 +241,7 @@ def judge_on_worker(task: JudgementTask, bundle: bytes | None = None) -> RemoteR
     cache = worker_cache()
     mirror = _mirror(cache, task.source, (task.commit, *task.reverts), bundle, who)
     _check_judge_files(task.judge_files, who)
-    runner = _worker_runner(task)
+    runner = _worker_runner(task, cache, oracle, who)
     pool = _pool(cache, mirror, task.source.mirror)
     with pool.lease() as path:
         try:
@@ -279,12 +301,26 @@ def repository_source(settings: ExecutorSettings, repo: Path, tips: Sequence[str
     return RepositorySource("bundle", hashlib.sha256(data).hexdigest(), own), data
 
 
+def pack_oracle(suite: Path, limit_mb: float) -> tuple[tuple[str, str], bytes]:
+    """Gate mode's oracle folder (``<cache>/oracle/<digest>``: suite, goldens) as a tar for the workers,
+    and (its name, the suite's path inside it)."""
+    folder = next((p for p in suite.parents if p.parent.name == "oracle"), suite.parent)
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        archive.add(folder, arcname=".")
+    data = buffer.getvalue()
+    if len(data) / 1e6 > limit_mb:
+        raise ExecutorError(f"the gate suite's oracle ({folder}: suite and goldens) is {len(data) / 1e6:.1f} MB "
+                            f"packed, over the limit of {limit_mb:g} MB (VT_DASK_BUNDLE_LIMIT_MB); fix: raise the limit")
+    return (folder.name, suite.relative_to(folder).as_posix()), data
+
+
 class RemotePool:
     """The driver's worktree pool, on the cluster: ``prepare`` submits the judgement and waits for it
     (so a revert conflict surfaces where the driver expects it); ``RemoteRunner.judge`` hands it over."""
 
     def __init__(self, executor: DaskExecutor, repo: Path, runner: Runner, env: Mapping[str, str],
-                 source: RepositorySource, bundle: bytes | None, slots: int) -> None:
+                 source: RepositorySource, bundle: bytes | None, slots: int, limit_mb: float) -> None:
         import vtgate
 
         self.executor = executor
@@ -299,6 +335,11 @@ class RemotePool:
         else:
             files = {}
             travelling = dataclasses.replace(runner, env=knobs)  # type: ignore[type-var]
+        self.oracle: tuple[str, str] | None = None
+        self.oracle_data: Any = None
+        if isinstance(runner, GateRunner):
+            self.oracle, data = pack_oracle(runner.suite, limit_mb)
+            self.oracle_data = executor.broadcast(data)
         self.runner, self.knobs, self.files, self.version = travelling, knobs, files, vtgate.__version__
         self._free = [Path(f"<dask slot {i}>") for i in range(slots)]
         self._cond = threading.Condition()
@@ -437,7 +478,7 @@ def dask_judging(settings: ExecutorSettings, repo: Path, runner: Runner, env: Ma
     pool: RemotePool | None = None
     try:
         executor.check_workers()
-        pool = RemotePool(executor, repo, runner, env, source, bundle, jobs)
+        pool = RemotePool(executor, repo, runner, env, source, bundle, jobs, settings.bundle_limit_mb)
         yield pool, RemoteRunner(runner, pool, say)
     finally:
         if pool is not None:
