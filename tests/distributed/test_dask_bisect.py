@@ -178,3 +178,26 @@ def test_a_worker_with_another_vtgate_version_is_refused_naming_both(kit, cluste
     assert done.returncode == 2, done.stdout + done.stderr
     assert ("worker old on " in " ".join(done.stderr.split()) and "runs vtgate 0.0.1-old" in " ".join(done.stderr.split())
             and f"this client runs vtgate {vtgate.__version__}" in " ".join(done.stderr.split()))
+
+
+def test_ctrl_c_on_a_local_cluster_removes_its_worktrees_with_it(kit, tmp_path):
+    repo = tmp_path / "repo"
+    kit.make_repo(repo)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    cache = tmp_path / "cache"
+    client = subprocess.Popen(
+        [*kit.VTBISECT, "run", "HEAD~11..HEAD", "-j", "2", "--cache-dir", str(cache), "--executor", "dask",
+         "--", "./judge.sh"], cwd=repo, env={**os.environ, "VT_TEST_MARKS": str(marks), "VT_TEST_SLEEP": "30"},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    while not list(marks.iterdir()):  # a LocalCluster worker is judging in its worktree
+        assert client.poll() is None and time.monotonic() < deadline, client.communicate()
+        time.sleep(0.1)
+    assert list((cache / "dask-local" / "checkouts").rglob("value"))
+    client.send_signal(signal.SIGINT)
+    _, stderr = client.communicate(timeout=120)
+    assert client.returncode == 130, stderr.decode()
+    assert not (cache / "dask-local" / "checkouts").exists()
+    assert not list((cache / "worktrees").iterdir())
+    assert kit.git(repo, "worktree", "list").count("\n") == 0
