@@ -369,10 +369,10 @@ class RemotePool:
     def prepare(self, path: Path, commit: str, reverts: Sequence[str] = ()) -> Prepared:
         expected = self._tree(commit)
         task = JudgementTask(commit, expected, tuple(reverts), self.source, self.runner, self.knobs, self.files,
-                             self.version)
+                             self.version, self.oracle)
         if self.cancelled:
             raise JudgeAbort("the run was cancelled", ExitCode.INTERNAL)
-        future = self.executor.submit(judge_on_worker, task, self.bundle)
+        future = self.executor.submit(judge_on_worker, task, self.bundle, self.oracle_data)
         try:
             result: RemoteResult = future.result()  # cancel() makes it raise CancelledError at once
         except WorkerSetupError as error:
