@@ -390,7 +390,7 @@ class RemotePool:
                                  f"{self.version} in every worker's environment", ExitCode.USAGE) from None
             raise
         finally:
-            self.executor._futures.discard(future)
+            self.executor.forget(future)
         accept(result, commit, expected)
         if result.conflict is not None:
             raise RevertConflict(result.conflict[0], result.conflict[1].split(": ", 1)[-1])

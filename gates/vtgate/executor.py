@@ -281,6 +281,10 @@ class DaskExecutor:
         self._futures.add(future)
         return future
 
+    def forget(self, future: Any) -> None:
+        """``future`` is done and read: nothing to cancel on the way out."""
+        self._futures.discard(future)
+
     def cancel_all(self) -> None:
         """Cancel every task not finished (Ctrl-C, abort): nothing runs on after the client leaves."""
         pending = [f for f in self._futures if not f.done()]

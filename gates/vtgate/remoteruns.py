@@ -70,7 +70,7 @@ class RemoteRuns:
             return ProbeResult(key, None, f"probe {key.probe} could not run on the Dask cluster: "
                                f"{type(error).__name__}: {error}", "probe", 0.0)
         finally:
-            self.executor._futures.discard(future)
+            self.executor.forget(future)
 
     def cancel(self) -> None:
         self.cancelled = True
