@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from vtgate.errors import ErrorKind, GateError
+from vtgate.executor import ExecutorSettings
 from vtgate.exitcodes import ExitCode
 from vtgate.goldens import artifact_mismatch, golden_files, load_golden, pinned_artifacts
 from vtgate.kinds import get_kind
@@ -30,6 +31,7 @@ from vtgate.probes import (
     expected_tree_hash,
 )
 from vtgate.records import Cases, GateSpec, ProbeRef, ProbeRequest, Suite, Verdict
+from vtgate.remoteruns import attached
 from vtgate.suite import select_gates
 
 Status = Literal["green", "red", "error", "deliberate-red", "unexpected-green"]
@@ -376,18 +378,21 @@ def run_check(
     pins: Mapping[str, Mapping[str, Any]] | None = None,
     isolate_env: bool | None = None,
     progress: Progress | None = None,
+    executor: ExecutorSettings | None = None,
 ) -> CheckReport:
     """Check ``suite`` against the code under ``root`` (default: the suite's project).
 
     ``select``/``keyword`` pick gates like ``--gate``/``-k``; ``extra_env`` is set for every probe run
     under the gates' own pins (vtgate mutate's env mutations); ``pins`` replaces the stored pin of the
     named gates (vtgate mutate's pin perturbations); ``isolate_env`` withholds the caller's ambient
-    knobs from the probes (None: the suite's setting); ``progress`` hears every planned and finished run."""
+    knobs from the probes (None: the suite's setting); ``progress`` hears every planned and finished run;
+    ``executor`` runs the probes on a Dask cluster (docs/distributed.md; None: this machine's pool)."""
     started = time.perf_counter()
     root_path = Path(root).resolve() if root is not None else suite.root
     specs = select_gates(suite, list(select) if select else None, keyword)
     resolved = resolve_pins(specs, suite, pins)
-    with shared_runs(suite, jobs=jobs, isolate_env=isolate_env, progress=progress) as shared:
+    with shared_runs(suite, jobs=jobs, isolate_env=isolate_env, progress=progress) as shared, \
+            attached(executor, shared):
         planned = plan_check(specs, suite, root_path, shared, pins=resolved, extra_env=extra_env)
         results = judge_check(planned, specs, suite, shared, resolved)
     used = {spec.golden.resolve() for spec in suite.gates if spec.golden is not None}

@@ -230,6 +230,7 @@ class SharedRuns:
         self.current = ""
         self._progress = progress
         self._lock = threading.Lock()
+        self.remote: Any = None  # vtgate.remoteruns.RemoteRuns: the runs go to a Dask cluster instead
 
     def request(self, key: ProbeKey, timeout: float, gate: str = "") -> Future[ProbeResult]:
         """The future result of ``key``, submitting it unless an earlier request already did."""
@@ -248,6 +249,8 @@ class SharedRuns:
     def _run(self, key: ProbeKey, timeout: float) -> ProbeResult:
         self._report(current=next((g for g in self.gates.get(key, []) if g), str(key.probe)))
         try:
+            if self.remote is not None:
+                return self.remote.run(key, timeout, self)
             return run_one(key, Path(key.root), self.settings, timeout, children=self.children, ambient=self.ambient,
                            workers=self.workers)
         finally:

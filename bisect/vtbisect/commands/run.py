@@ -22,11 +22,19 @@ from typing import Any
 import typer
 from filelock import FileLock, Timeout
 from vtgate.clirun import Interrupted
+from vtgate.executor import (
+    ExecutorError,
+    ExecutorSettings,
+    environment_settings,
+    project_table,
+    resolve_settings,
+)
 from vtgate.exitcodes import ExitCode
 from vtgate.output import console, problem, say, write_json
 
 from vtbisect.app import app
 from vtbisect.cache import Knobs, VerdictCache, default_cache_dir, thread_env, verdict_env
+from vtbisect.distributed import judging, stop_remote
 from vtbisect.driver import BisectError, Bisection, Options, Outcome
 from vtbisect.judgecmd import CommandError, resolve_command
 from vtbisect.judges import CommandRunner, GateRunner, JudgeAbort, Runner, kill_children
@@ -92,9 +100,13 @@ def _build_runner(
     return runner, list(rest), True
 
 
+CLUSTER_OPTIONS = ("--executor", "--scheduler", "--resources")  # where judgements ran, not what they judged
+
+
 def reproduce_argv(argv: list[str]) -> list[str]:
     """vtbisect's own arguments for re-judging the same range: output paths dropped (a re-run must not
-    overwrite the record it checks) and ``--no-cache`` added (every step judged afresh)."""
+    overwrite the record it checks), the executor dropped (the record re-runs on this machine) and
+    ``--no-cache`` added (every step judged afresh)."""
     end = argv.index("--") if "--" in argv else len(argv)
     own, tail = argv[:end], argv[end:]
     kept: list[str] = []
@@ -103,10 +115,10 @@ def reproduce_argv(argv: list[str]) -> list[str]:
         if skip:
             skip = False
             continue
-        if arg in ("--json", "--evidence"):
+        if arg in ("--json", "--evidence", *CLUSTER_OPTIONS):
             skip = True
             continue
-        if arg.startswith(("--json=", "--evidence=")) or arg == "--no-cache":
+        if arg.startswith(("--json=", "--evidence=", *(f"{o}=" for o in CLUSTER_OPTIONS))) or arg == "--no-cache":
             continue
         kept.append(arg)
     if kept and kept[0] == "run":
@@ -174,6 +186,13 @@ def run_command(
                                          help="Exit 1 when a regression culprit is found (default)."),
     repo_dir: Path = typer.Option(Path("."), "--repo", help="The repository (default: current directory)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines."),
+    executor: str = typer.Option(None, "--executor", help="local (default: worktrees on this machine) or dask "
+                                 "(docs/distributed.md); default $VT_EXECUTOR, else [tool.vtgate.executor]."),
+    scheduler: str = typer.Option(None, "--scheduler", metavar="tcp://HOST:PORT",
+                                  help="Dask scheduler (implies --executor dask; default $VT_DASK_SCHEDULER); "
+                                       "none: a LocalCluster of -j worker processes."),
+    resources: list[str] = typer.Option([], "--resources", metavar="NAME=N",
+                                        help="Dask worker resources each judgement needs, e.g. GPU=1 (repeatable)."),
 ) -> int:
     argv = sys.argv[1:]
     rest = list(rest or [])
@@ -187,7 +206,8 @@ def run_command(
         pinned = pinned_argv(argv, rng, suite_from)  # now: the branches named may move on later
         if isinstance(runner, CommandRunner):
             runner.plan = resolve_command(runner.argv, repo, Path.cwd(), env, (rng.good.sha, rng.bad.sha))
-    except (RangeError, BisectError, CommandError) as error:
+        settings = resolve_settings(executor, scheduler, resources, environment_settings(), project_table(repo))
+    except (RangeError, BisectError, CommandError, ExecutorError) as error:
         raise fail(str(error), error.exit_code) from None
     except JudgeAbort as error:
         raise fail(str(error), error.exit_code) from None
@@ -201,7 +221,11 @@ def run_command(
     say(f"bisecting {len(rng.candidates)} candidates in {range_spec} "
         f"({rng.good.sha[:10]}..{rng.bad.sha[:10]}), -j {jobs}"
         + (f", repeat {repeat}" if repeat > 1 else "") + (", cache off" if no_cache else ""))
-    outcome = _bisect(repo, cache, rng, runner, options, env, no_cache, quiet)
+    if settings.kind == "dask":
+        say(f"executor dask: {settings.scheduler or f'a LocalCluster of {jobs} worker processes'}"
+            + (", resources " + ",".join(f"{k}={v:g}" for k, v in settings.resources.items())
+               if settings.resources else ""))
+    outcome = _bisect(repo, cache, rng, runner, options, env, no_cache, quiet, settings)
     recipe = _recipe(pinned, runner, env, cache, repo, rng)
     _report(outcome, recipe, json_out, evidence)
     if not fail_on_culprit:
@@ -223,16 +247,20 @@ def _two_arguments_check(repo: Path, range_spec: str, rest: list[str], argv: lis
 
 
 def _bisect(repo: Path, cache: Path, rng: Range, runner: Runner, options: Options, env: dict[str, str],
-            no_cache: bool, quiet: bool) -> Outcome:
+            no_cache: bool, quiet: bool, settings: ExecutorSettings | None = None) -> Outcome:
     handler = ProgressHandler(console, quiet)
+    tips = (rng.good.sha, rng.bad.sha)
     try:
-        with terminate_as_interrupt(), worktree_session(repo, cache, options.jobs) as pool:
-            bisection = Bisection(rng, runner, pool, VerdictCache(cache, enabled=not no_cache), options, env, handler)
+        with terminate_as_interrupt(), worktree_session(repo, cache, options.jobs) as local_pool, judging(
+                settings or ExecutorSettings(), local_pool, runner, env, repo, tips, cache, options.jobs,
+                handler.info) as (pool, judge):
+            bisection = Bisection(rng, judge, pool, VerdictCache(cache, enabled=not no_cache), options, env, handler)
             try:
                 with _run_lock(cache):
                     return bisection.run()
             finally:
                 kill_children()
+                stop_remote(pool)
                 bisection.close()
     except KeyboardInterrupt:
         left = f", {handler.left} candidates left" if handler.left is not None else ""
@@ -244,6 +272,8 @@ def _bisect(repo: Path, cache: Path, rng: Range, runner: Runner, options: Option
         raise fail(f"aborted: {error}", error.exit_code) from None
     except GitError as error:
         raise fail(f"git failed: {error}", ExitCode.INTERNAL) from None
+    except ExecutorError as error:
+        raise fail(str(error), error.exit_code) from None
 
 
 def _run_lock(cache: Path) -> FileLock:

@@ -10,6 +10,7 @@ from vtgate.app import app
 from vtgate.checkrun import run_check
 from vtgate.clirun import Interrupted
 from vtgate.errors import SuiteError
+from vtgate.executor import ExecutorError, environment_settings, project_table, resolve_settings
 from vtgate.exitcodes import ExitCode
 from vtgate.output import console, problem, say, write_json
 from vtgate.perflegs import WAIT_QUIET_ENV
@@ -41,16 +42,29 @@ def check(
     isolate_env: bool = ISOLATE_OPTION,
     wait_quiet: float = typer.Option(0.0, "--wait-quiet", min=0, metavar="SECONDS", help="Perf gates: wait up "
                                      "to SECONDS for a quiet host before each leg (default: a noisy host is an error)."),
+    executor: str = typer.Option(None, "--executor", help="local (default: this machine) or dask "
+                                 "(docs/distributed.md); default $VT_EXECUTOR, else [tool.vtgate.executor]."),
+    scheduler: str = typer.Option(None, "--scheduler", metavar="tcp://HOST:PORT",
+                                  help="Dask scheduler (implies --executor dask; default $VT_DASK_SCHEDULER); "
+                                       "none: a LocalCluster of -j worker processes."),
+    resources: list[str] = typer.Option([], "--resources", metavar="NAME=N",
+                                        help="Dask worker resources each probe run needs, e.g. GPU=1 (repeatable)."),
 ) -> int:
     """Run the gates; exit 0 green, 1 red, 2 bad suite, 3 a gate could not run, 5 nothing selected."""
     try:
         loaded = load_suite(suite)
         if root is not None and not root.is_dir():
             raise SuiteError(f"--root {root}: no such directory")
+        cluster = resolve_settings(executor, scheduler, resources or [], environment_settings(),
+                                   project_table(loaded.root))
         with live_progress(console, progress_wanted(json_to_stdout=json_path == "-")) as progress:
             report = run_check(loaded, root=root, select=gate or None, keyword=keyword, jobs=jobs,
                                isolate_env=isolate_env or None, progress=progress,
-                               extra_env={WAIT_QUIET_ENV: f"{wait_quiet:g}"} if wait_quiet else None)
+                               extra_env={WAIT_QUIET_ENV: f"{wait_quiet:g}"} if wait_quiet else None,
+                               executor=cluster)
+    except ExecutorError as error:
+        problem("vtgate", str(error))
+        raise typer.Exit(int(error.exit_code)) from None
     except KeyboardInterrupt:
         raise Interrupted("probe runs stopped; no report written") from None
     except SuiteError as error:

@@ -1,0 +1,307 @@
+"""Where judgements and probe batches run: the executor settings (``local``, the default process pool
+on this machine, or ``dask``, Dask ``distributed`` on a scheduler's workers) and the Dask side every
+command shares: connecting (or starting a ``LocalCluster``), checking the workers before anything is
+submitted (vtgate importable, the same vtgate version, the requested resources offered somewhere),
+and submitting one task with resources. Callers hand it picklable functions and records; they never
+learn whether a task ran in this process's pool or on a host across the room (docs/distributed.md).
+
+``distributed`` is an optional dependency (the ``dask`` extra): it is imported only when the dask
+executor is chosen."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vtgate.exitcodes import ExitCode
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+KINDS = ("local", "dask")
+SOURCES = ("bundle", "path")  # or any git URL / path the workers can reach
+DEFAULT_BUNDLE_LIMIT_MB = 200.0
+DEFAULT_CONNECT_TIMEOUT = 10.0
+DEFAULT_ALLOWED_FAILURES = 2  # a LocalCluster task may kill this many workers before it is given up
+
+
+class ExecutorError(Exception):
+    """The executor cannot be set up as asked: a message with the fix and an exit code."""
+
+    def __init__(self, message: str, exit_code: int = ExitCode.USAGE) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+@dataclass(frozen=True)
+class ExecutorSettings:
+    """How to run: ``kind`` local or dask; for dask, the scheduler address (None: a LocalCluster of
+    ``-j`` worker processes), the resources each task needs, how workers get the repository
+    (``bundle``: a git bundle sent with the run; ``path``: this repository's path; anything else: a git
+    URL or path the workers can reach), the bundle size limit and the connect timeout."""
+
+    kind: str = "local"
+    scheduler: str | None = None
+    resources: Mapping[str, float] = field(default_factory=dict)
+    source: str | None = None  # None: "path" on a LocalCluster, "bundle" with a scheduler
+    bundle_limit_mb: float = DEFAULT_BUNDLE_LIMIT_MB
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    worker_cache: str | None = None  # a LocalCluster's workers' cache folder (None: under the caller's cache)
+
+    @property
+    def repository_source(self) -> str:
+        return self.source or ("path" if self.scheduler is None else "bundle")
+
+
+def parse_resources(items: Sequence[str], where: str) -> dict[str, float]:
+    """``["GPU=1", "MEM=2e9"]`` (or one ``"GPU=1,MEM=2"``) as {name: amount}."""
+    out: dict[str, float] = {}
+    for item in items:
+        for part in item.split(","):
+            part = part.strip()
+            if not part:
+                continue
+            name, sep, amount = part.partition("=")
+            try:
+                value = float(amount)
+            except ValueError:
+                value = -1.0
+            if not sep or not name.strip() or value <= 0:
+                raise ExecutorError(f"{where}: resource {part!r} is not NAME=AMOUNT with a positive amount; "
+                                    "fix: e.g. --resources GPU=1")
+            out[name.strip()] = value
+    return out
+
+
+def project_table(root: Path) -> dict[str, Any]:
+    """The ``[tool.vtgate.executor]`` table of ``root/pyproject.toml`` ({} when there is none)."""
+    path = root / "pyproject.toml"
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ExecutorError(f"{path} cannot be read for [tool.vtgate.executor]: {error}") from None
+    table = data.get("tool", {}).get("vtgate", {}).get("executor", {})
+    if not isinstance(table, dict):
+        raise ExecutorError(f"{path}: [tool.vtgate.executor] must be a table")
+    return table
+
+
+def _number(value: Any, name: str, where: str) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = -1.0
+    if number <= 0:
+        raise ExecutorError(f"{where}: {name} must be a positive number, got {value!r}")
+    return number
+
+
+def environment_settings() -> dict[str, str | None]:
+    """The executor's variables as this process's environment sets them (docs/ENVIRONMENT.md)."""
+    return {
+        "VT_EXECUTOR": os.environ.get("VT_EXECUTOR"),
+        "VT_DASK_SCHEDULER": os.environ.get("VT_DASK_SCHEDULER"),
+        "VT_DASK_RESOURCES": os.environ.get("VT_DASK_RESOURCES"),
+        "VT_DASK_SOURCE": os.environ.get("VT_DASK_SOURCE"),
+        "VT_DASK_BUNDLE_LIMIT_MB": os.environ.get("VT_DASK_BUNDLE_LIMIT_MB"),
+        "VT_DASK_CONNECT_TIMEOUT": os.environ.get("VT_DASK_CONNECT_TIMEOUT"),
+        "VT_DASK_WORKER_CACHE": os.environ.get("VT_DASK_WORKER_CACHE"),
+    }
+
+
+def resolve_settings(
+    executor: str | None, scheduler: str | None, resources: Sequence[str], env: Mapping[str, str | None],
+    table: Mapping[str, Any], table_where: str = "[tool.vtgate.executor]",
+) -> ExecutorSettings:
+    """The settings from the command line, then ``env`` (``environment_settings()``), then
+    the project's ``[tool.vtgate.executor]`` table. Naming a scheduler anywhere chooses dask."""
+    unknown = sorted(set(table) - {"kind", "scheduler", "resources", "source", "bundle_limit_mb",
+                                   "connect_timeout"})
+    if unknown:
+        raise ExecutorError(f"{table_where}: unknown key(s) {', '.join(unknown)}; the table knows kind, scheduler, "
+                            "resources, source, bundle_limit_mb, connect_timeout")
+    address = scheduler or env.get("VT_DASK_SCHEDULER") or table.get("scheduler") or None
+    kind = executor or env.get("VT_EXECUTOR") or table.get("kind") or ("dask" if address else "local")
+    if kind not in KINDS:
+        raise ExecutorError(f"executor {kind!r} is not one of {', '.join(KINDS)}; fix: --executor local or "
+                            "--executor dask")
+    if kind == "local" and address:
+        raise ExecutorError(f"a Dask scheduler ({address}) is named but the executor is local; fix: drop the "
+                            "scheduler or use --executor dask")
+    if resources:
+        wanted = parse_resources(resources, "--resources")
+    elif env.get("VT_DASK_RESOURCES"):
+        wanted = parse_resources([str(env.get("VT_DASK_RESOURCES"))], "VT_DASK_RESOURCES")
+    else:
+        raw = table.get("resources", {})
+        if not isinstance(raw, dict):
+            raise ExecutorError(f"{table_where}: resources must be a table, e.g. resources = {{GPU = 1}}")
+        wanted = {str(k): _number(v, f"resources.{k}", table_where) for k, v in raw.items()}
+    if wanted and kind != "dask":
+        raise ExecutorError("resources are Dask worker resources: they need --executor dask")
+    limit = env.get("VT_DASK_BUNDLE_LIMIT_MB") or table.get("bundle_limit_mb") or DEFAULT_BUNDLE_LIMIT_MB
+    timeout = env.get("VT_DASK_CONNECT_TIMEOUT") or table.get("connect_timeout") or DEFAULT_CONNECT_TIMEOUT
+    source = env.get("VT_DASK_SOURCE") or table.get("source") or None
+    return ExecutorSettings(
+        kind=kind, scheduler=address, resources=wanted, source=source,
+        bundle_limit_mb=_number(limit, "bundle_limit_mb (VT_DASK_BUNDLE_LIMIT_MB)", table_where),
+        connect_timeout=_number(timeout, "connect_timeout (VT_DASK_CONNECT_TIMEOUT)", table_where),
+        worker_cache=env.get("VT_DASK_WORKER_CACHE") or None,
+    )
+
+
+# ---- the worker side -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class WorkerIdentity:
+    """Who ran a task: for progress lines and the evidence."""
+
+    host: str
+    name: str
+    address: str
+
+    def __str__(self) -> str:
+        return f"worker {self.name} on {self.host} ({self.address})"
+
+
+def current_worker() -> WorkerIdentity:
+    """The identity of the Dask worker running the calling task (or this process, outside Dask)."""
+    try:
+        from distributed import get_worker
+
+        worker = get_worker()
+        return WorkerIdentity(socket.gethostname(), str(worker.name), str(worker.address))
+    except (ImportError, ValueError):
+        return WorkerIdentity(socket.gethostname(), f"pid {os.getpid()}", "local")
+
+
+def worker_report(dask_worker: Any = None) -> dict[str, Any]:
+    """Run on every worker before a run (``Client.run`` passes the worker as ``dask_worker``): what
+    the client checks."""
+    import vtgate
+
+    name = str(dask_worker.name) if dask_worker is not None else current_worker().name
+    return {"host": socket.gethostname(), "name": name, "vtgate": vtgate.__version__,
+            "python": sys.executable, "git": shutil.which("git") or ""}
+
+
+# ---- the client side -------------------------------------------------------------------------------
+
+def _import_distributed() -> Any:
+    try:
+        import distributed
+    except ImportError as error:
+        raise ExecutorError(f"--executor dask needs the 'distributed' package ({error}); fix: "
+                            "pip install 'vtgate[dask]'") from None
+    return distributed
+
+
+class DaskExecutor:
+    """A Dask client, connected to ``settings.scheduler`` or to a LocalCluster of ``workers``
+    processes it starts; ``submit`` runs one picklable call with the settings' resources."""
+
+    def __init__(self, settings: ExecutorSettings, workers: int, worker_env: Mapping[str, str] | None = None) -> None:
+        distributed = _import_distributed()
+        import dask
+
+        self.settings = settings
+        self.cluster: Any = None
+        self._futures: set[Any] = set()
+        if settings.scheduler is None:
+            with dask.config.set({"distributed.scheduler.allowed-failures": DEFAULT_ALLOWED_FAILURES}):
+                self.cluster = distributed.LocalCluster(
+                    n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                    resources=dict(settings.resources) or None, silence_logs=40,
+                    env=dict(worker_env or {}))
+            self.address = str(self.cluster.scheduler_address)
+            self.client = distributed.Client(self.cluster)
+        else:
+            self.address = settings.scheduler
+            try:
+                self.client = distributed.Client(settings.scheduler, timeout=settings.connect_timeout)
+            except (OSError, TimeoutError) as error:
+                raise ExecutorError(
+                    f"cannot reach the Dask scheduler at {settings.scheduler} ({type(error).__name__}: {error}); "
+                    "fix: start one there (dask scheduler --port PORT) or name the right address with --scheduler "
+                    "/ VT_DASK_SCHEDULER / [tool.vtgate.executor] scheduler") from None
+
+    def check_workers(self) -> dict[str, dict[str, Any]]:
+        """Every worker imports vtgate at this client's version and has git, and some worker offers the
+        resources asked for; else ExecutorError naming the worker and both versions."""
+        import vtgate
+
+        info = self.client.scheduler_info()
+        if not info.get("workers"):
+            self.client.wait_for_workers(1, timeout=self.settings.connect_timeout * 3)
+            info = self.client.scheduler_info()
+        reports = self.client.run(worker_report, on_error="return")
+        for address, report in sorted(reports.items()):
+            if isinstance(report, BaseException):
+                raise ExecutorError(
+                    f"worker {address} of the scheduler at {self.address} cannot run vtgate: its Python cannot import "
+                    f"it ({type(report).__name__}: {report}); fix: install vtgate {vtgate.__version__} in the "
+                    "worker's environment (pip install 'vtgate[dask]') and restart the worker")
+            if report["vtgate"] != vtgate.__version__:
+                raise ExecutorError(
+                    f"worker {report['name']} on {report['host']} ({address}) runs vtgate {report['vtgate']}, this "
+                    f"client runs vtgate {vtgate.__version__}: a verdict from another version is not comparable; fix: "
+                    f"install vtgate {vtgate.__version__} on the worker (or this version's client)")
+            if not report["git"]:
+                raise ExecutorError(f"worker {report['name']} on {report['host']} ({address}) has no git on its "
+                                    "PATH; fix: install git on the worker's host")
+        wanted = dict(self.settings.resources)
+        if wanted:
+            offers = {addr: w.get("resources", {}) for addr, w in info.get("workers", {}).items()}
+            if not any(all(have.get(k, 0) >= v for k, v in wanted.items()) for have in offers.values()):
+                shown = ", ".join(f"{k}={v:g}" for k, v in wanted.items())
+                raise ExecutorError(
+                    f"no worker of the scheduler at {self.address} offers {shown} (workers offer: "
+                    + ("; ".join(f"{a} {dict(r) or 'nothing'}" for a, r in sorted(offers.items())) or "no workers")
+                    + f"); fix: start workers with dask worker {self.address} --resources "
+                    + ",".join(f"{k}={v:g}" for k, v in wanted.items()))
+        return {address: report for address, report in reports.items()}
+
+    def broadcast(self, data: Any) -> Any:
+        """Send ``data`` to the workers once; the returned future stands for it in ``submit``."""
+        return self.client.scatter(data, broadcast=True, hash=False)
+
+    def submit(self, function: Any, *args: Any) -> Any:
+        future = self.client.submit(function, *args, pure=False, resources=dict(self.settings.resources) or None)
+        self._futures.add(future)
+        return future
+
+    def forget(self, future: Any) -> None:
+        """``future`` is done and read: nothing to cancel on the way out."""
+        self._futures.discard(future)
+
+    def cancel_all(self) -> None:
+        """Cancel every task not finished (Ctrl-C, abort): nothing runs on after the client leaves."""
+        pending = [f for f in self._futures if not f.done()]
+        if pending:
+            with contextlib.suppress(Exception):  # on the way out; the client closes next
+                self.client.cancel(pending, force=True)
+        self._futures.clear()
+
+    def close(self) -> None:
+        self.cancel_all()
+        try:
+            self.client.close(timeout=10)
+        finally:
+            if self.cluster is not None:
+                self.cluster.close(timeout=10)
+
+
+def is_killed_worker(error: BaseException) -> bool:
+    """A task that took down every worker it was tried on (Dask gave up on it)."""
+    return type(error).__name__ == "KilledWorker"

@@ -1,0 +1,97 @@
+"""``vtgate check --executor dask``: the probe layer's distinct runs (``SharedRuns``) executed by Dask
+workers instead of this machine's pool. Planning, the stale guard and judging stay here; a run
+travels as its ``ProbeKey`` (probe, args, env, root), the suite settings, the timeout and the ambient
+knobs that reach it, and comes back as the same ``ProbeResult`` a local run gives.
+
+The tree under test is read by path: the workers must see ``--root`` at the same path (a LocalCluster,
+or a filesystem the hosts share). Each worker hashes the suite's ``source_tree`` under the root before
+running and refuses to run a tree that is not the one the client planned (the client's stale guard
+also checks every observation's ``meta.source_tree_hash``)."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from vtgate.executor import DaskExecutor, ExecutorSettings, current_worker
+from vtgate.probes import ProbeKey, ProbeResult, SharedRuns, expected_tree_hash, run_one
+from vtgate.records import SuiteSettings
+from vtgate.treehash import source_tree_hash
+
+POLL_SECONDS = 0.1
+
+
+def probe_on_worker(key: ProbeKey, settings: SuiteSettings, timeout: float, reaching: dict[str, str],
+                    expected_hash: str | None) -> ProbeResult:
+    """Run on a Dask worker: one probe run under ``key.root``, with the ambient knobs that reach it."""
+    who = current_worker()
+    root = Path(key.root)
+    if not root.is_dir():
+        return ProbeResult(key, None, f"{who} has no {root}: on a Dask cluster the tree under test must be at the "
+                           "same path on every worker (a LocalCluster, or a shared filesystem)", "probe", 0.0)
+    if expected_hash is not None and settings.source_tree:
+        found = source_tree_hash(root / settings.source_tree)
+        if found != expected_hash:
+            return ProbeResult(key, None, f"stale guard: {who} sees {settings.source_tree} under {root} hashing "
+                               f"{found[:12]}…, the client planned {expected_hash[:12]}…; the workers must see the "
+                               "same tree", "stale", 0.0)
+    own = dict(key.env)
+    travelled = dataclasses.replace(key, env=tuple(sorted({**reaching, **own}.items())))
+    result = run_one(travelled, root, settings, timeout)
+    return dataclasses.replace(result, key=key)
+
+
+class RemoteRuns:
+    """What ``SharedRuns`` calls instead of running a probe itself (``SharedRuns.remote``)."""
+
+    def __init__(self, executor: DaskExecutor) -> None:
+        self.executor = executor
+        self.cancelled = False
+        self._hashes: dict[tuple[str, str | None], str | None] = {}
+
+    def run(self, key: ProbeKey, timeout: float, shared: SharedRuns) -> ProbeResult:
+        root = Path(key.root)
+        cached = (key.root, shared.settings.source_tree)
+        if cached not in self._hashes:
+            self._hashes[cached] = expected_tree_hash(root, shared.settings)
+        future = self.executor.submit(probe_on_worker, key, shared.settings, timeout, shared.ambient.reaching(key),
+                                      self._hashes[cached])
+        while not future.done():
+            if self.cancelled:
+                return ProbeResult(key, None, "the check was cancelled", "probe", 0.0)
+            time.sleep(POLL_SECONDS)
+        try:
+            return future.result()
+        except Exception as error:  # noqa: BLE001 - a worker's failure is a run that could not happen
+            return ProbeResult(key, None, f"probe {key.probe} could not run on the Dask cluster: "
+                               f"{type(error).__name__}: {error}", "probe", 0.0)
+        finally:
+            self.executor.forget(future)
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        self.executor.cancel_all()
+
+
+@contextlib.contextmanager
+def attached(settings: ExecutorSettings | None, shared: SharedRuns) -> Iterator[Any]:
+    """Run ``shared``'s probe runs on the executor ``settings`` names (nothing to do for local)."""
+    if settings is None or settings.kind == "local":
+        yield None
+        return
+    executor = DaskExecutor(settings, shared.jobs)
+    try:
+        executor.check_workers()
+        remote = RemoteRuns(executor)
+        shared.remote = remote
+        try:
+            yield remote
+        finally:
+            remote.cancel()
+            shared.remote = None
+    finally:
+        executor.close()
