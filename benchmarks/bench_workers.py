@@ -39,7 +39,7 @@ import numpy as np
 
 time.sleep({import_seconds})
 with open("imports.log", "a") as log:  # one line per import: the benchmark counts them
-    log.write(os.environ.get("FAKE_MODE", "-") + "\n")
+    log.write(os.environ.get("FAKE_MODE", "-") + "\\n")
 ROUNDS = int(os.environ.get("FAKE_ROUNDS", "1"))
 
 
