@@ -27,7 +27,7 @@ COMMON_KEYS = frozenset(
     {"name", "kind", "probe", "args", "env", "env_reason", "tier", "golden", "deliberate_red", "timeout", "description"}
 )
 SUITE_KEYS = frozenset({"pythonpath", "source_tree", "goldens", "timeout", "knob_prefixes", "isolate_env", "python",
-                        "knob_exemptions"})
+                        "knob_exemptions", "artifacts"})
 # Tables owned by other commands (vtgate envdoc, vtgate mutate): allowed next to the suite, not read here.
 FOREIGN_TOOL_KEYS = frozenset({"envdoc", "mutate"})
 TOP_KEYS = frozenset({"suite", "gate", "mutation"}) | FOREIGN_TOOL_KEYS
@@ -215,8 +215,26 @@ def _settings(path: Path, text: str, raw: Any, problems: list[str], prefix: str 
         problems.append(f'{where}: [suite] knob_exemptions must map knob names to reasons, e.g. '
                         '{ VT_PROFILE = "timing only: no output depends on it" } (a reason is required)')
         exemptions = {}
+    artifacts = _artifacts(raw.get("artifacts", []), root or path.parent, where, problems)
     return SuiteSettings(tuple(pythonpath), source_tree, Path(goldens), float(timeout), tuple(prefixes), isolate_env,
-                         python, tuple(sorted(exemptions.items())))
+                         python, tuple(sorted(exemptions.items())), artifacts)
+
+
+def _artifacts(raw: Any, root: Path, where: str, problems: list[str]) -> tuple[str, ...]:
+    """``[suite] artifacts``: globs, relative to the project, of files git does not track that the
+    engine needs (exported weights); each must match at least one file now."""
+    if not (isinstance(raw, list) and all(isinstance(p, str) and p for p in raw)):
+        problems.append(f'{where}: [suite] artifacts must be a list of globs relative to the project, '
+                        'e.g. ["models/*.safetensors"]')
+        return ()
+    for pattern in raw:
+        if Path(pattern).is_absolute() or ".." in Path(pattern).parts:
+            problems.append(f"{where}: [suite] artifacts: {pattern!r} must be relative to the project ({root}) "
+                            "and stay inside it")
+        elif not any(match.is_file() for match in root.glob(pattern)):
+            problems.append(f"{where}: [suite] artifacts: {pattern!r} matches no file under {root}: create the files "
+                            "first (e.g. the command that exports the weights) or fix the glob")
+    return tuple(raw)
 
 
 def _python(raw: Any, root: Path, where: str, problems: list[str]) -> str | None:

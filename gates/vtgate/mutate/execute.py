@@ -330,7 +330,7 @@ def run_mutate(
     resolved = resolve_pins(specs, suite)
     pins = {name: pin for name, pin in resolved.items() if not isinstance(pin, GateError)}
     partial = len(specs) < len(suite.gates)
-    scratch = Scratch()
+    scratch = Scratch(suite.settings.artifacts, suite.root)
     shared = shared_runs(suite, jobs=jobs, isolate_env=isolate_env, progress=progress)
     try:
         with scratch:
