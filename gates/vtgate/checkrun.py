@@ -30,7 +30,7 @@ from vtgate.probes import (
     expected_tree_hash,
 )
 from vtgate.records import Cases, GateSpec, ProbeRef, ProbeRequest, Suite, Verdict
-from vtgate.suite import select_gates
+from vtgate.suite import require_artifacts, select_gates
 
 Status = Literal["green", "red", "error", "deliberate-red", "unexpected-green"]
 FAILING: frozenset[str] = frozenset({"red", "error", "unexpected-green"})
@@ -385,6 +385,7 @@ def run_check(
     knobs from the probes (None: the suite's setting); ``progress`` hears every planned and finished run."""
     started = time.perf_counter()
     root_path = Path(root).resolve() if root is not None else suite.root
+    require_artifacts(suite, root_path)
     specs = select_gates(suite, list(select) if select else None, keyword)
     resolved = resolve_pins(specs, suite, pins)
     with shared_runs(suite, jobs=jobs, isolate_env=isolate_env, progress=progress) as shared:

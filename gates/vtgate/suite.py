@@ -222,7 +222,8 @@ def _settings(path: Path, text: str, raw: Any, problems: list[str], prefix: str 
 
 def _artifacts(raw: Any, root: Path, where: str, problems: list[str]) -> tuple[str, ...]:
     """``[suite] artifacts``: globs, relative to the project, of files git does not track that the
-    engine needs (exported weights); each must match at least one file now."""
+    engine needs (exported weights). Whether each matches a file is checked where the code under test
+    is (``require_artifacts``), not here: a suite staged elsewhere (vtbisect's oracle) has no weights."""
     if not (isinstance(raw, list) and all(isinstance(p, str) and p for p in raw)):
         problems.append(f'{where}: [suite] artifacts must be a list of globs relative to the project, '
                         'e.g. ["models/*.safetensors"]')
@@ -231,10 +232,17 @@ def _artifacts(raw: Any, root: Path, where: str, problems: list[str]) -> tuple[s
         if Path(pattern).is_absolute() or ".." in Path(pattern).parts:
             problems.append(f"{where}: [suite] artifacts: {pattern!r} must be relative to the project ({root}) "
                             "and stay inside it")
-        elif not any(match.is_file() for match in root.glob(pattern)):
-            problems.append(f"{where}: [suite] artifacts: {pattern!r} matches no file under {root}: create the files "
-                            "first (e.g. the command that exports the weights) or fix the glob")
     return tuple(raw)
+
+
+def require_artifacts(suite: Suite, root: Path) -> None:
+    """SuiteError naming each ``[suite] artifacts`` glob that matches no file under ``root`` (the
+    tree under test, where the probes will look for them)."""
+    missing = [p for p in suite.settings.artifacts if not any(m.is_file() for m in root.glob(p))]
+    if missing:
+        raise SuiteError("\n".join(
+            f"{suite.path}: [suite] artifacts: {p!r} matches no file under {root}: create the files first "
+            "(e.g. the command that exports the weights) or fix the glob" for p in missing))
 
 
 def _python(raw: Any, root: Path, where: str, problems: list[str]) -> str | None:

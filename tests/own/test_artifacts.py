@@ -81,3 +81,21 @@ def test_without_artifacts_the_copy_lacks_the_ignored_weights(project) -> None:
     done = project.vtgate("mutate", "-m", "shifted", "--no-auto")
     assert done.returncode != 0
     assert "models/w.txt" in done.stderr
+
+
+def test_bless_and_mutate_refuse_a_glob_that_matches_nothing_too(project) -> None:
+    project.write_suite('[[gate]]\nname = "e"\nkind = "envdoc"\n', header=_header('artifacts = ["models/*.bin"]'))
+    for command in (["bless", "e", "--reason", "x"], ["mutate", "--no-auto"]):
+        done = project.vtgate(*command)
+        assert done.returncode == 2, (command, done.stderr)
+        assert "'models/*.bin' matches no file under" in " ".join(done.stderr.split())
+
+
+def test_a_suite_loads_where_its_artifacts_are_not(project, tmp_path) -> None:
+    """Loading alone never looks for the files: vtbisect stages the suite in a folder of its own."""
+    from vtgate.suite import load_suite
+
+    staged = tmp_path / "staged"
+    staged.mkdir()
+    (staged / "vtgate.toml").write_text(_header('artifacts = ["models/*.bin"]'))
+    assert load_suite(staged / "vtgate.toml").settings.artifacts == ("models/*.bin",)
