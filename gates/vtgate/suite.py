@@ -8,6 +8,8 @@ names the file, the line of the gate's ``[[gate]]`` header where it can, the gat
 from __future__ import annotations
 
 import difflib
+import functools
+import hashlib
 import re
 import sys
 from collections.abc import Mapping
@@ -233,6 +235,29 @@ def _artifacts(raw: Any, root: Path, where: str, problems: list[str]) -> tuple[s
             problems.append(f"{where}: [suite] artifacts: {pattern!r} must be relative to the project ({root}) "
                             "and stay inside it")
     return tuple(raw)
+
+
+@functools.lru_cache(maxsize=256)
+def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def artifact_digests(suite: Suite, root: Path) -> dict[str, str]:
+    """``file:<path>`` -> sha256 of each ``[suite] artifacts`` file under ``root`` (hashed once per
+    file version in this process): what every observation's ``meta.artifacts`` gains, so bless
+    records the weights and check refuses a verdict on other ones."""
+    found = {}
+    for pattern in suite.settings.artifacts:
+        for path in sorted(root.glob(pattern)):
+            if path.is_file():
+                stat = path.stat()
+                found[f"file:{path.relative_to(root).as_posix()}"] = _file_sha256(str(path), stat.st_size,
+                                                                                  stat.st_mtime_ns)
+    return found
 
 
 def require_artifacts(suite: Suite, root: Path) -> None:

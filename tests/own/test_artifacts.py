@@ -5,6 +5,7 @@ weights instead of failing on a missing file."""
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 
 ENGINE = '''\
@@ -99,3 +100,21 @@ def test_a_suite_loads_where_its_artifacts_are_not(project, tmp_path) -> None:
     staged.mkdir()
     (staged / "vtgate.toml").write_text(_header('artifacts = ["models/*.bin"]'))
     assert load_suite(staged / "vtgate.toml").settings.artifacts == ("models/*.bin",)
+
+
+def test_bless_records_the_artifacts_and_check_refuses_other_weights(project) -> None:
+    _git_project(project)
+    project.write_suite('[[gate]]\nname = "g"\nkind = "golden"\nprobe = "wengine:probe"\n',
+                        header=_header('artifacts = ["models/*.txt"]'))
+    project.bless("g")
+    recorded = project.golden("g")["provenance"]["artifacts"]
+    weights = project.root / "models" / "w.txt"
+    assert recorded == {"file:models/w.txt": hashlib.sha256(weights.read_bytes()).hexdigest()}
+    weights.write_text("3 1 4 1 5 \n")  # other bytes, the same tokens: still not the blessed weights
+    done, report = project.check_json()
+    assert done.returncode == 3
+    (gate,) = report["gates"]
+    assert gate["error_kind"] == "artifact" and "artifact file:models/w.txt" in gate["error"]
+    weights.write_text("3 1 4 1 5\n")
+    done, report = project.check_json()
+    assert done.returncode == 0, done.stderr
