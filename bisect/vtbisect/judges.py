@@ -241,6 +241,8 @@ class GateRunner:
     oracle_source: str = "the checkout"
     python: str = sys.executable
     knobs: Knobs = DEFAULT_KNOBS
+    artifacts: tuple[str, ...] = ()  # [suite] artifacts: untracked files (weights) a worktree lacks
+    artifacts_root: Path | None = None  # where they are: the user's checkout
 
     def argv(self, root: Path) -> list[str]:
         gate_args = [arg for gate in self.gates for arg in ("--gate", gate)]
@@ -255,15 +257,35 @@ class GateRunner:
 
             # The judge outside the candidate tree: this interpreter and the vtgate that runs check.
             self._identity = {"python": self.python, "version": interpreter_version(self.python, self.env),
-                              "vtgate": package_digest(Path(vtgate.__file__).parent)}
+                              "vtgate": package_digest(Path(vtgate.__file__).parent),
+                              "artifacts": self._artifact_digests()}
         return json.dumps({"mode": "gate", "suite": self.digest, "gates": sorted(self.gates),
                            "timeout": self.timeout, "identity": self._identity}, sort_keys=True)
+
+    def _artifact_digests(self) -> dict[str, str]:
+        """sha256 of each ``[suite] artifacts`` file: other weights are another judge (cache key)."""
+        if self.artifacts_root is None:
+            return {}
+        found = {}
+        for pattern in self.artifacts:
+            for path in sorted(self.artifacts_root.glob(pattern)):
+                if path.is_file():
+                    digest = hashlib.sha256()
+                    with path.open("rb") as handle:
+                        for block in iter(lambda: handle.read(1 << 20), b""):
+                            digest.update(block)
+                    found[path.relative_to(self.artifacts_root).as_posix()] = digest.hexdigest()
+        return found
 
     def recipe(self) -> list[str]:
         return self.argv(Path("<worktree>"))
 
     def judge(self, prepared: Prepared) -> Judgement:
         start = time.monotonic()
+        if self.artifacts and self.artifacts_root is not None:
+            from vtgate.mutate.copies import link_artifacts
+
+            link_artifacts(self.artifacts_root, self.artifacts, prepared.path)  # removed by the next clean
         argv = self.argv(prepared.path)
         code, out, err, timed_out = run_child(argv, prepared.path, child_env(self.env, prepared), self.timeout)
         seconds = time.monotonic() - start

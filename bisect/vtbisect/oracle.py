@@ -43,6 +43,8 @@ class Oracle:
     source: str  # "checkout" or the commit it was read from
     knob_prefixes: tuple[str, ...] = ("VT_",)  # [suite] knob_prefixes
     named_knobs: frozenset[str] = frozenset()  # variables the suite's gates pin or sweep
+    artifacts: tuple[str, ...] = ()  # [suite] artifacts: globs of untracked files, linked into each worktree
+    artifacts_root: Path | None = None  # the user's checkout, where those files are
 
 
 Reader = Callable[[str], bytes | None]
@@ -130,6 +132,7 @@ def prepare_oracle(repo: Path, cache_dir: Path, *, suite: str | None, suite_from
         read, listing = _revision_io(repo, sha)
         suite_rel = None if suite is None else suite
         source, where = sha, f"commit {sha[:10]}: "
+        root = repo
     else:
         root = repo
         suite_rel = None
@@ -168,4 +171,5 @@ def prepare_oracle(repo: Path, cache_dir: Path, *, suite: str | None, suite_from
         suite=suite_path, digest=digest, gates=tuple(g.name for g in loaded.gates),
         deliberate=frozenset(g.name for g in loaded.gates if g.deliberate_red is not None), source=source,
         knob_prefixes=tuple(loaded.settings.knob_prefixes), named_knobs=suite_knobs(loaded),
+        artifacts=loaded.settings.artifacts, artifacts_root=root,
     )

@@ -32,7 +32,7 @@ from vtgate.probes import (
 )
 from vtgate.records import Cases, GateSpec, ProbeRef, ProbeRequest, Suite, Verdict
 from vtgate.remoteruns import attached
-from vtgate.suite import select_gates
+from vtgate.suite import artifact_digests, require_artifacts, select_gates
 
 Status = Literal["green", "red", "error", "deliberate-red", "unexpected-green"]
 FAILING: frozenset[str] = frozenset({"red", "error", "unexpected-green"})
@@ -295,6 +295,15 @@ class GateRuns:
         return None
 
 
+def _with_artifacts(observation: Mapping[str, Any], declared: Mapping[str, str]) -> dict[str, Any]:
+    """The observation with the suite's declared artifact digests added to ``meta.artifacts``."""
+    meta = observation.get("meta")
+    meta = dict(meta) if isinstance(meta, Mapping) else {}
+    reported = meta.get("artifacts")
+    meta["artifacts"] = {**declared, **(dict(reported) if isinstance(reported, Mapping) else {})}
+    return {**observation, "meta": meta}
+
+
 def collect_runs(planned: PlannedCheck, suite: Suite, ambient: AmbientEnv, *,
                  check_artifacts: bool = True) -> dict[str, GateRuns]:
     """Wait for a planned check's runs and guard them: an observation must prove it ran this tree's
@@ -305,6 +314,7 @@ def collect_runs(planned: PlannedCheck, suite: Suite, ambient: AmbientEnv, *,
                 for name, runs in planned.runs.items()}
     source_tree = suite.settings.source_tree
     changed = planned.tree_hash is not None and expected_tree_hash(planned.root, suite.settings) != planned.tree_hash
+    declared = artifact_digests(suite, planned.root) if suite.settings.artifacts else {}
     gates: dict[str, GateRuns] = {}
     for name, runs in finished.items():
         results: dict[str, ProbeResult] = {}
@@ -316,6 +326,8 @@ def collect_runs(planned: PlannedCheck, suite: Suite, ambient: AmbientEnv, *,
                 result = changed_during_run(result, source_tree)
             elif request.check_stale:
                 result = check_stale(result, planned.tree_hash, source_tree)
+            if declared and result.observation is not None:
+                result = replace(result, observation=_with_artifacts(result.observation, declared))
             mismatch = artifact_mismatch(artifacts, result.observation) if result.error is None else None
             if mismatch is not None:
                 result = replace(result, observation=None, error=mismatch, error_kind="artifact")
@@ -389,6 +401,7 @@ def run_check(
     ``executor`` runs the probes on a Dask cluster (docs/distributed.md; None: this machine's pool)."""
     started = time.perf_counter()
     root_path = Path(root).resolve() if root is not None else suite.root
+    require_artifacts(suite, root_path)
     specs = select_gates(suite, list(select) if select else None, keyword)
     resolved = resolve_pins(specs, suite, pins)
     with shared_runs(suite, jobs=jobs, isolate_env=isolate_env, progress=progress) as shared, \

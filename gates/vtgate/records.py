@@ -109,6 +109,7 @@ class SuiteSettings:
     isolate_env: bool = False  # run probes without the ambient knobs of the caller's shell
     python: str | None = None  # absolute interpreter for probes ([suite] python, resolved in the user's checkout)
     knob_exemptions: tuple[tuple[str, str], ...] = ()  # (knob, reason): values `vtgate knobs` need not see set
+    artifacts: tuple[str, ...] = ()  # globs of untracked files (weights) under the project, linked into mutate copies
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,8 @@ names the file, the line of the gate's ``[[gate]]`` header where it can, the gat
 from __future__ import annotations
 
 import difflib
+import functools
+import hashlib
 import re
 import sys
 from collections.abc import Mapping
@@ -27,7 +29,7 @@ COMMON_KEYS = frozenset(
     {"name", "kind", "probe", "args", "env", "env_reason", "tier", "golden", "deliberate_red", "timeout", "description"}
 )
 SUITE_KEYS = frozenset({"pythonpath", "source_tree", "goldens", "timeout", "knob_prefixes", "isolate_env", "python",
-                        "knob_exemptions"})
+                        "knob_exemptions", "artifacts"})
 # Tables owned by other commands (vtgate envdoc, vtgate mutate): allowed next to the suite, not read here.
 FOREIGN_TOOL_KEYS = frozenset({"envdoc", "mutate"})
 TOP_KEYS = frozenset({"suite", "gate", "mutation"}) | FOREIGN_TOOL_KEYS
@@ -215,8 +217,57 @@ def _settings(path: Path, text: str, raw: Any, problems: list[str], prefix: str 
         problems.append(f'{where}: [suite] knob_exemptions must map knob names to reasons, e.g. '
                         '{ VT_PROFILE = "timing only: no output depends on it" } (a reason is required)')
         exemptions = {}
+    artifacts = _artifacts(raw.get("artifacts", []), root or path.parent, where, problems)
     return SuiteSettings(tuple(pythonpath), source_tree, Path(goldens), float(timeout), tuple(prefixes), isolate_env,
-                         python, tuple(sorted(exemptions.items())))
+                         python, tuple(sorted(exemptions.items())), artifacts)
+
+
+def _artifacts(raw: Any, root: Path, where: str, problems: list[str]) -> tuple[str, ...]:
+    """``[suite] artifacts``: globs, relative to the project, of files git does not track that the
+    engine needs (exported weights). Whether each matches a file is checked where the code under test
+    is (``require_artifacts``), not here: a suite staged elsewhere (vtbisect's oracle) has no weights."""
+    if not (isinstance(raw, list) and all(isinstance(p, str) and p for p in raw)):
+        problems.append(f'{where}: [suite] artifacts must be a list of globs relative to the project, '
+                        'e.g. ["models/*.safetensors"]')
+        return ()
+    for pattern in raw:
+        if Path(pattern).is_absolute() or ".." in Path(pattern).parts:
+            problems.append(f"{where}: [suite] artifacts: {pattern!r} must be relative to the project ({root}) "
+                            "and stay inside it")
+    return tuple(raw)
+
+
+@functools.lru_cache(maxsize=256)
+def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def artifact_digests(suite: Suite, root: Path) -> dict[str, str]:
+    """``file:<path>`` -> sha256 of each ``[suite] artifacts`` file under ``root`` (hashed once per
+    file version in this process): what every observation's ``meta.artifacts`` gains, so bless
+    records the weights and check refuses a verdict on other ones."""
+    found = {}
+    for pattern in suite.settings.artifacts:
+        for path in sorted(root.glob(pattern)):
+            if path.is_file():
+                stat = path.stat()
+                found[f"file:{path.relative_to(root).as_posix()}"] = _file_sha256(str(path), stat.st_size,
+                                                                                  stat.st_mtime_ns)
+    return found
+
+
+def require_artifacts(suite: Suite, root: Path) -> None:
+    """SuiteError naming each ``[suite] artifacts`` glob that matches no file under ``root`` (the
+    tree under test, where the probes will look for them)."""
+    missing = [p for p in suite.settings.artifacts if not any(m.is_file() for m in root.glob(p))]
+    if missing:
+        raise SuiteError("\n".join(
+            f"{suite.path}: [suite] artifacts: {p!r} matches no file under {root}: create the files first "
+            "(e.g. the command that exports the weights) or fix the glob" for p in missing))
 
 
 def _python(raw: Any, root: Path, where: str, problems: list[str]) -> str | None:

@@ -4,7 +4,8 @@ loads it once per check instead of once per run. The protocol is line-delimited 
 vtgate writes ``{"args": {...}}`` and a newline to the worker's stdin and reads one line from its
 stdout, the observation (a JSON object), or ``{"vtgate_error": "message"}`` for a run that failed
 while the worker lives on. The worker's stderr is its log (the last lines go with any error); a
-timeout kills the worker's whole tree and the next run starts a fresh one; closing stdin asks a
+timeout kills the worker's whole tree and the next run starts a fresh one; a worker that dies before
+answering is restarted and the run asked again once; closing stdin asks a
 worker to exit (``vtgate.probe.serve`` implements the worker side for a Python function)."""
 
 from __future__ import annotations
@@ -67,19 +68,27 @@ class Workers:
 
     def ask(self, argv: Sequence[str], env: Mapping[str, str], root: Path, args_json: str,
             timeout: float) -> tuple[Mapping[str, Any] | None, str | None, str, bool]:
-        """One run: (observation, error, stderr tail, timed_out)."""
+        """One run: (observation, error, stderr tail, timed_out). A worker that dies before answering
+        (a crash, not a timeout) is restarted and the run asked again, once."""
         key: WorkerKey = (tuple(argv), tuple(sorted(env.items())), str(root))
-        with self._lock:
-            worker = self._workers.get(key)
-            if worker is None or worker.process.poll() is not None:
-                process = self.children.start(argv, cwd=root, env=env, stdin=True)
-                worker = self._workers[key] = _Worker(process)
-                self.started += 1
-        with worker.lock:
-            return self._ask(key, worker, args_json, timeout)
+        for attempt in (1, 2):
+            with self._lock:
+                worker = self._workers.get(key)
+                if worker is None or worker.process.poll() is not None:
+                    process = self.children.start(argv, cwd=root, env=env, stdin=True)
+                    worker = self._workers[key] = _Worker(process)
+                    self.started += 1
+            with worker.lock:
+                observation, error, tail, timed_out, crashed = self._ask(key, worker, args_json, timeout)
+            if not crashed:
+                break
+            if attempt == 2:
+                error = f"{error} (twice: it was restarted and the run asked again once)"
+        return observation, error, tail, timed_out
 
     def _ask(self, key: WorkerKey, worker: _Worker, args_json: str,
-             timeout: float) -> tuple[Mapping[str, Any] | None, str | None, str, bool]:
+             timeout: float) -> tuple[Mapping[str, Any] | None, str | None, str, bool, bool]:
+        """One request to one worker: (observation, error, stderr tail, timed_out, crashed)."""
         assert worker.process.stdin is not None
         with contextlib.suppress(OSError):  # it exited: the end of its output says so below
             worker.process.stdin.write(b'{"args": ' + args_json.encode("utf-8") + b"}\n")
@@ -89,23 +98,26 @@ class Workers:
             line = worker.lines.get(timeout=max(0.0, deadline - time.monotonic()))
         except queue.Empty:
             self._forget(key, worker, kill=True)
-            return None, "timeout", worker.tail, True
+            return None, "timeout", worker.tail, True, False
         if line is None:
             status = worker.process.wait()
             self._forget(key, worker)
             how = f"was killed by signal {-status}" if status < 0 else f"exited with status {status}"
-            return None, f"worker {how} before answering", worker.tail, False
+            return None, f"worker {how} before answering", worker.tail, False, True
         text = line.decode("utf-8", "replace").strip()
         try:
             reply = json.loads(text)
         except json.JSONDecodeError as error:
+            self._forget(key, worker, kill=True)  # its stdout is out of step with the requests: never trust it again
             return None, (f"worker answered a line that is not JSON ({error.msg}); it starts {text[:80]!r} "
-                          "(a worker prints exactly one JSON line per request on stdout, logs on stderr)"), worker.tail, False
+                          "(a worker prints exactly one JSON line per request on stdout, logs on stderr); "
+                          "the worker was stopped"), worker.tail, False, False
         if not isinstance(reply, dict):
-            return None, f"worker answered JSON {type(reply).__name__}, not an object", worker.tail, False
+            self._forget(key, worker, kill=True)
+            return None, f"worker answered JSON {type(reply).__name__}, not an object", worker.tail, False, False
         if "vtgate_error" in reply:
-            return None, f"worker reported: {reply['vtgate_error']}", worker.tail, False
-        return reply, None, worker.tail, False
+            return None, f"worker reported: {reply['vtgate_error']}", worker.tail, False, False
+        return reply, None, worker.tail, False, False
 
     def _forget(self, key: WorkerKey, worker: _Worker, kill: bool = False) -> None:
         with self._lock:

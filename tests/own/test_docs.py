@@ -25,7 +25,22 @@ def test_gate_blocks_load_as_suites(tmp_path: Path) -> None:
     for text in gates:
         (tmp_path / "vtgate.toml").write_text(text)
         suite = load_suite(tmp_path / "vtgate.toml")
-        assert {g.options.get("mode") for g in suite.gates} == {"logits"}
+        assert {g.options.get("mode") for g in suite.gates if g.kind == "golden"} <= {"logits"}
+
+
+def test_the_hand_written_knob_gates_fit_the_suite_init_writes(tmp_path: Path) -> None:
+    """The "Knobs init does not measure" block is appended to the suite of the transformers walk-through:
+    it names that suite's probe and gate."""
+    text = PAGE.read_text()
+    section = text[text.index("### Knobs init does not measure"):]
+    (block,) = BLOCK.findall(section[:section.index("\n## ")])
+    init_gate = ('[[gate]]\nname = "generate-logits"\nkind = "golden"\nmode = "logits"\n'
+                 'probe = "vtgate_probes:generate"\nargs = { prompt = "The quick brown fox", tokens = 16 }\n\n')
+    (tmp_path / "vtgate.toml").write_text(init_gate + block)
+    suite = load_suite(tmp_path / "vtgate.toml")
+    assert suite.gate("bf16-cache-invariance").probe == suite.gate("generate-logits").probe
+    declarations = load_declarations(suite)
+    assert [m.name for m in declarations.mutations] == ["SVC_ATTN_IMPL-sdpa"]
 
 
 def test_the_arms_block_gives_one_value_per_mutation(tmp_path: Path) -> None:

@@ -95,3 +95,23 @@ def test_bless_needs_gates_or_all(project: object) -> None:
     (root / "vtgate.toml").write_text("[suite]\n")
     done = project.vtgate("bless", "--reason", "x")  # type: ignore[attr-defined]
     assert done.returncode == 2 and "--all" in done.stderr
+
+
+def test_knob_candidates_try_both_readings_of_a_one() -> None:
+    from vtgate.commands.init import candidate_values
+
+    assert candidate_values("1") == ("1", "0", "2")  # a flag (off is 0) or a count (next is 2)
+    assert candidate_values("0") == ("0", "1")
+    assert candidate_values("4") == ("4", "5")
+    assert candidate_values("false") == ("false", "true")
+    assert candidate_values("eager") == ()  # names of arms are not guessed
+
+
+def test_a_knob_value_the_engine_fails_at_is_left_out_not_fatal(project) -> None:
+    (project.root / "myengine.py").write_text(PY_ENGINE.replace(
+        "def run(prompt,",
+        "import os\nif os.environ.get('TINY_THREADS', '1') == '0':\n    raise ValueError('0 threads')\n\n\ndef run(prompt,"))
+    done = project.vtgate("init", "--python", "myengine:run", "--tokens", "4", "--prefix", "TINY_")
+    assert done.returncode == 0, done.stderr
+    assert "left out (the engine failed at these values): TINY_THREADS=0" in " ".join(done.stderr.split())
+    assert 'invariant_over = { TINY_THREADS = ["1", "2"] }' in (project.root / "vtgate.toml").read_text()

@@ -75,6 +75,36 @@ def test_a_crashed_worker_is_reported_and_restarted(project) -> None:
     assert "wrote goldens/default/g-1.json" in done.stderr
 
 
+def test_a_worker_that_crashes_once_is_restarted_and_the_run_asked_again(project) -> None:
+    crash = '{ cmd = ["{python}", "engine/tinyengine.py", "serve", "--crash-once-on", "hi"], worker = true }'
+    project.write_suite(_gates("hi", probe=crash))
+    done = project.vtgate("bless", "g-0", "--reason", "x")
+    assert done.returncode == 0, done.stderr
+    assert _starts(project) == 2  # the crashed worker and its replacement
+    assert (project.root / "crashed.once").exists()
+
+
+def test_a_worker_that_crashes_again_is_reported_after_one_retry(project) -> None:
+    crash = '{ cmd = ["{python}", "engine/tinyengine.py", "serve", "--crash-on", "boom"], worker = true }'
+    project.write_suite(_gates("boom", probe=crash))
+    done = project.vtgate("bless", "g-0", "--reason", "x")
+    assert done.returncode == 3
+    assert "(twice: it was restarted and the run asked again once)" in " ".join(done.stderr.split())
+    assert _starts(project) == 2
+
+
+def test_a_worker_printing_non_json_is_an_error_and_is_replaced(project) -> None:
+    project.write_suite(_gates("junk", "hi"))
+    done = project.vtgate("bless", "g-0", "g-1", "--reason", "x", "-j", "1")
+    assert done.returncode == 3
+    error = " ".join(done.stderr.split())  # the message is wrapped at the console's width
+    assert "worker answered a line that is not JSON" in error
+    assert "it starts 'loading weights...'" in error and "the worker was stopped" in error
+    assert "wrote goldens/default/g-1.json" in done.stderr  # answered by a fresh worker, not the stale line
+    assert not (project.root / "goldens" / "default" / "g-0.json").exists()
+    assert _starts(project) == 2
+
+
 def test_a_hung_worker_is_killed_at_the_timeout(project) -> None:
     hang = '{ cmd = ["{python}", "-c", "import time; time.sleep(600)"], worker = true }'
     project.write_suite(_gates("hi", probe=hang, extra="timeout = 2\n"))

@@ -96,7 +96,8 @@ def _build_runner(
         raise fail(f"the suite {oracle.suite} declares no gates", ExitCode.NOTHING)
     runner = GateRunner(oracle.suite, selected, env, oracle.digest, timeout, deliberate=oracle.deliberate,
                         oracle_source="the checkout" if oracle.source == "checkout" else f"commit {oracle.source}",
-                        knobs=Knobs(oracle.knob_prefixes, oracle.named_knobs))
+                        knobs=Knobs(oracle.knob_prefixes, oracle.named_knobs), artifacts=oracle.artifacts,
+                        artifacts_root=oracle.artifacts_root)
     return runner, list(rest), True
 
 

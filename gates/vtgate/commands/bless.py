@@ -17,7 +17,7 @@ from vtgate.goldens import blessed, display_path, load_golden, provenance, write
 from vtgate.kinds import get_kind
 from vtgate.output import console, problem, say
 from vtgate.progress import live_progress, progress_wanted
-from vtgate.suite import load_suite, select_gates
+from vtgate.suite import load_suite, require_artifacts, select_gates
 
 
 @app.command()
@@ -55,6 +55,10 @@ def bless(
         problem(spec.name, f"kind '{spec.kind}' has no golden file to bless; {where}")
     specs = [s for s in specs if s not in refused]
     root_path = root.resolve() if root is not None else loaded.root
+    try:
+        require_artifacts(loaded, root_path)
+    except SuiteError as error:
+        raise config_error(error) from None
     with live_progress(console, progress_wanted()) as progress:
         measured = measure_gates(specs, loaded, root=root_path, jobs=jobs, isolate_env=isolate_env or None,
                                  progress=progress)

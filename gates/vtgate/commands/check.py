@@ -9,12 +9,15 @@ import typer
 from vtgate.app import app
 from vtgate.checkrun import run_check
 from vtgate.clirun import Interrupted
+from vtgate.envdoc import EnvdocError
+from vtgate.envdoc.scan import discover, scan_all
 from vtgate.errors import SuiteError
 from vtgate.executor import ExecutorError, environment_settings, project_table, resolve_settings
 from vtgate.exitcodes import ExitCode
 from vtgate.output import console, problem, say, write_json
 from vtgate.perflegs import WAIT_QUIET_ENV
 from vtgate.progress import live_progress, progress_wanted
+from vtgate.records import SuiteSettings
 from vtgate.report import render_table, write_github, write_json_report, write_junit
 from vtgate.suite import load_suite
 
@@ -22,6 +25,23 @@ SUITE_OPTION = typer.Option(None, "--suite", help="Suite TOML (default: vtgate.t
 ROOT_OPTION = typer.Option(None, "--root", help="Tree whose code is under test (default: the suite's project).")
 ISOLATE_OPTION = typer.Option(False, "--isolate-env", help="Run probes without the knobs (VT_* or the suite's "
                               "knob_prefixes) set in your shell (default: [suite] isolate_env).")
+
+
+def unmatched_knob_prefixes(settings: SuiteSettings, root: Path) -> tuple[list[str], list[str]]:
+    """The knob prefixes of the suite that no environment read in the engine's source starts with,
+    and the folders scanned (``[suite] source_tree``, else the ``pythonpath`` roots; none: nothing to
+    say). Such a prefix names no knob, so the knobs it was meant for reach probes unseen."""
+    folders = [settings.source_tree] if settings.source_tree else list(settings.pythonpath)
+    folders = [f for f in folders if (root / f).is_dir()]
+    prefixes = [p for p in settings.knob_prefixes if p]
+    if not folders or not prefixes:
+        return [], folders
+    try:
+        files = discover(root, folders, (), ())
+        names = {read.name for scan in scan_all(files, (), 1) for read in scan.reads if read.name}
+    except EnvdocError:
+        return [], folders
+    return [p for p in prefixes if not any(name.startswith(p) for name in names)], folders
 
 
 def config_error(error: SuiteError) -> typer.Exit:
@@ -57,6 +77,11 @@ def check(
             raise SuiteError(f"--root {root}: no such directory")
         cluster = resolve_settings(executor, scheduler, resources or [], environment_settings(),
                                    project_table(loaded.root))
+        unmatched, scanned = unmatched_knob_prefixes(loaded.settings, root or loaded.root)
+        for prefix in unmatched:
+            problem("warning", f"knob prefix {prefix!r} ([suite] knob_prefixes) matches no environment variable read "
+                    f"under {', '.join(scanned)}: knobs under another name reach the probes unreported; fix "
+                    "knob_prefixes (or [envdoc] prefix) to the prefix the engine's code reads", style="bold yellow")
         with live_progress(console, progress_wanted(json_to_stdout=json_path == "-")) as progress:
             report = run_check(loaded, root=root, select=gate or None, keyword=keyword, jobs=jobs,
                                isolate_env=isolate_env or None, progress=progress,

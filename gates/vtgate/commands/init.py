@@ -43,10 +43,13 @@ class Knob:
 
 @dataclass(frozen=True)
 class Measured:
-    """What measuring a knob showed: ``values`` tried, and whether the logits stayed identical."""
+    """What measuring a knob showed: ``values`` measured (the probe ran), whether the logits stayed
+    identical, the values that changed them, and the values whose run failed (left out)."""
 
     values: tuple[str, ...]
-    invariant: bool | None  # None: not measured (no candidate values, or --no-measure)
+    invariant: bool | None  # None: not measured (no candidate values, every other value failed, or --no-measure)
+    changed: tuple[str, ...] = ()
+    failed: tuple[str, ...] = ()
 
 
 def find_knobs(root: Path, prefix: str | None) -> tuple[list[Knob], str | None]:
@@ -70,13 +73,17 @@ def find_knobs(root: Path, prefix: str | None) -> tuple[list[Knob], str | None]:
 
 
 def candidate_values(default: str | None) -> tuple[str, ...]:
-    """Values to measure a knob at: its default and a neighbour (integers: +1, "0" <-> "1";
-    true/false swapped). Other knobs (names of arms, paths) are not guessed."""
+    """Values to measure a knob at: its default and its neighbours ("0": "1"; "1": "0" and "2"; other
+    integers +1; true/false swapped). Other knobs (names of arms, paths) are not guessed."""
     if default is None:
         return ()
     swaps = {"true": "false", "false": "true", "True": "False", "False": "True", "on": "off", "off": "on"}
     if default in swaps:
         return (default, swaps[default])
+    if default == "0":
+        return ("0", "1")
+    if default == "1":  # a flag (0 is the other value) or a count (2 is the next): both are tried
+        return ("1", "0", "2")
     if default.lstrip("-").isdigit():
         return (default, str(int(default) + 1))
     return ()
@@ -113,7 +120,7 @@ def probes_module(python: str | None, command: Sequence[str] | None, source_tree
         module, _, function = python.partition(":")
         body += [f"from {module} import {function} as _engine  # called as _engine(prompt=..., tokens=N) "
                  "or _engine(prompt=..., reference=...)"]
-    imports += ["", "from vtgate.probe import observation", ""]
+    imports += ["", "from vtgate.probe import observation", "from vtgate.treehash import source_tree_hash", ""]
     tree = "None" if source_tree is None else json.dumps(source_tree)
     body += [
         "",
@@ -123,6 +130,9 @@ def probes_module(python: str | None, command: Sequence[str] | None, source_tree
         "",
         "def _observation(result):",
         '    if isinstance(result, dict) and ("margins" in result or "digests" in result):',
+        "        meta = result.setdefault(\"meta\", {})",
+        "        if SOURCE_TREE is not None and \"source_tree_hash\" not in meta:  # the stale guard needs it",
+        "            meta[\"source_tree_hash\"] = source_tree_hash(SOURCE_TREE)",
         "        return result",
         "    if isinstance(result, dict):",
         '        tokens, logits = result.get("tokens"), result.get("logits")',
@@ -202,7 +212,7 @@ def suite_text(*, prefix: str | None, pythonpath: Sequence[str], source_tree: st
     for knob in knobs:
         result = measured.get(knob.name)
         if result is not None and result.invariant is False:
-            value = result.values[-1]
+            value = result.changed[0]
             lines.extend(["", f"# vtgate mutate: {knob.name}={value} was measured to change the logits, so the exact "
                           "logits gate must go red under it", "[[mutation]]",
                           f"name = {_toml(knob.name + '-' + re.sub(r'[^A-Za-z0-9_.-]', '-', value))}", 'kind = "env"',
@@ -224,7 +234,7 @@ def environment_text(knobs: Sequence[Knob], measured: Mapping[str, Measured], pr
         elif result.invariant:
             exact = f"yes (measured by vtgate init at {', '.join(result.values)})"
         else:
-            exact = f"no (measured by vtgate init: {knob.name}={result.values[-1]} changes the logits)"
+            exact = f"no (measured by vtgate init: {knob.name}={result.changed[0]} changes the logits)"
         default = knob.default if knob.default is not None else "(unset)"
         lines.append(f"| {knob.name} | {default.replace('|', chr(92) + '|')} | read at {knob.where}; describe its "
                      f"effect | {exact} |")
@@ -234,7 +244,8 @@ def environment_text(knobs: Sequence[Knob], measured: Mapping[str, Measured], pr
 def measure(root: Path, settings: SuiteSettings, knobs: Sequence[Knob], args: Mapping[str, object],
             timeout: float) -> tuple[dict[str, Measured], str | None]:
     """Run ``generate`` at each knob's candidate values (one process each, the caller's knobs withheld)
-    and compare the logits digests; returns the findings, or the first probe error."""
+    and compare the logits digests; returns the findings, or the plain run's error. A run that fails
+    at another value of a knob (``THREADS=0``) leaves that value out, it does not stop init."""
     ambient = AmbientEnv.of(settings, frozenset(k.name for k in knobs), isolated=True)
     probe = ProbeRef(callable=f"{PROBES_MODULE}:generate")
     found: dict[str, Measured] = {}
@@ -256,13 +267,19 @@ def measure(root: Path, settings: SuiteSettings, knobs: Sequence[Knob], args: Ma
         if not values:
             found[knob.name] = Measured((), None)
             continue
-        seen = set()
+        ran: list[str] = []
+        changed: list[str] = []
+        failed: list[str] = []
         for value in values:
             measured, error = digest({knob.name: value})
             if error is not None:
-                return found, error
-            seen.add(measured)
-        found[knob.name] = Measured(values, len(seen | {baseline}) == 1)
+                failed.append(value)
+                continue
+            ran.append(value)
+            if measured != baseline:
+                changed.append(value)
+        known = len(ran) >= 2 or bool(changed)
+        found[knob.name] = Measured(tuple(ran), (not changed) if known else None, tuple(changed), tuple(failed))
     return found, None
 
 
@@ -338,9 +355,17 @@ def init(
         say(f"wrote {path.relative_to(root)}")
     invariant = [name for name, m in measured.items() if m.invariant]
     moving = [name for name, m in measured.items() if m.invariant is False]
+    failing = [f"{name}={value}" for name, m in measured.items() for value in m.failed]
+    if failing:
+        say(f"left out (the engine failed at these values): {', '.join(failing)}")
     if knobs:
         say(f"knobs: {len(knobs)} found; invariant (gated): {', '.join(invariant) or 'none'}; "
             f"change the logits: {', '.join(moving) or 'none'}")
+    unguessed = [k.name for k in knobs if k.name in measured and measured[k.name].invariant is None]
+    if unguessed:
+        say(f"not measured (no literal default, a value init does not guess such as an arm name, or no other value "
+            f"ran): {', '.join(unguessed)}; gate their values by hand (docs/own-engine.md, \"Knobs init does not "
+            "measure\")")
     if source_tree:
         say(f"source tree {source_tree} hashes {source_tree_hash(root / source_tree)[:12]}…")
     say('next: vtgate bless --all --reason "initial" && vtgate check')

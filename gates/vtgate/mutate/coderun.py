@@ -548,7 +548,7 @@ def run_code_mutants(
             shutil.rmtree(copy, ignore_errors=True)
             return verdict
 
-        with Scratch() as scratch, ThreadPoolExecutor(max_workers=max(1, shared.jobs)) as pool:
+        with Scratch(suite.settings.artifacts, root_path) as scratch, ThreadPoolExecutor(max_workers=max(1, shared.jobs)) as pool:
             futures = [pool.submit(one, mutant, scratch) for mutant in chosen]
             try:
                 for index, future in enumerate(futures, 1):

@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
@@ -65,6 +66,24 @@ def copy_tree(root: Path, destination: Path) -> int:
     return copied
 
 
+def link_artifacts(project: Path, patterns: Sequence[str], destination: Path) -> int:
+    """The files of ``[suite] artifacts`` (globs under ``project``) that ``destination`` lacks, hard-linked
+    there at the same relative path (copied across file systems): untracked weights a copy would miss."""
+    linked = 0
+    for pattern in patterns:
+        for source in sorted(project.glob(pattern)):
+            target = destination / source.relative_to(project)
+            if not source.is_file() or target.exists():
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(source, target)
+            except OSError:
+                shutil.copy2(source, target)
+            linked += 1
+    return linked
+
+
 def apply_patch(copy: Path, patch: Path, shown: str) -> None:
     """``git apply`` the patch inside ``copy`` (never inside a repository above it)."""
     env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(copy.parent)}
@@ -93,8 +112,10 @@ def patched_files(patch: Path) -> list[str]:
 class Scratch:
     """A temporary folder holding every patched copy of one mutate run; removed on exit."""
 
-    def __init__(self) -> None:
+    def __init__(self, artifacts: Sequence[str] = (), project: Path | None = None) -> None:
         self.path: Path | None = None
+        self.artifacts = tuple(artifacts)  # [suite] artifacts: globs under ``project``, linked into each copy
+        self.project = project
 
     def __enter__(self) -> Scratch:
         self.path = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX))
@@ -105,6 +126,8 @@ class Scratch:
         copy = self.path / name
         copy.mkdir()
         copy_tree(root, copy)
+        if self.artifacts and self.project is not None:
+            link_artifacts(self.project, self.artifacts, copy)
         apply_patch(copy, patch, shown)
         return copy
 

@@ -36,7 +36,7 @@ from vtgate.mutate.copies import Scratch, patched_files
 from vtgate.mutate.spec import ANY_GATE, ArmsSource, Mutation, Outcome, load_declarations
 from vtgate.probes import ProbeKey, Progress, SharedRuns, interpreter
 from vtgate.records import GateSpec, ProbeRef, Suite
-from vtgate.suite import select_gates
+from vtgate.suite import require_artifacts, select_gates
 
 Actual = Literal["red", "green", "error"]
 
@@ -312,6 +312,7 @@ def run_mutate(
     started = time.perf_counter()
     declarations = load_declarations(suite)
     root_path = Path(root).resolve() if root is not None else suite.root
+    require_artifacts(suite, root_path)
     specs = select_gates(suite, list(select) if select else None, keyword)
     names = {spec.name for spec in specs}
     declared = list(declarations.mutations)
@@ -330,7 +331,7 @@ def run_mutate(
     resolved = resolve_pins(specs, suite)
     pins = {name: pin for name, pin in resolved.items() if not isinstance(pin, GateError)}
     partial = len(specs) < len(suite.gates)
-    scratch = Scratch()
+    scratch = Scratch(suite.settings.artifacts, root_path)
     shared = shared_runs(suite, jobs=jobs, isolate_env=isolate_env, progress=progress)
     try:
         with scratch:

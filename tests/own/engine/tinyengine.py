@@ -85,9 +85,18 @@ def main(argv: list[str]) -> int:
         else:
             crash_on = None
 
+        crash_once_on = argv[argv.index("--crash-once-on") + 1] if "--crash-once-on" in argv else None
+        stdout = os.fdopen(os.dup(1), "w")  # before serve() points fd 1 at stderr: for --print-junk
+
         def answer(**args):
             if args.get("prompt") == crash_on:
                 os._exit(9)
+            if args.get("prompt") == crash_once_on and not Path("crashed.once").exists():
+                Path("crashed.once").write_text("")
+                os._exit(9)
+            if args.get("prompt") == "junk":  # a worker that prints a log line on its stdout
+                stdout.write("loading weights...\n")
+                stdout.flush()
             if args.get("prompt") == "raise":
                 raise ValueError("no such prompt")
             tokens, rows = run(args)
