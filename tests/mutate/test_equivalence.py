@@ -52,9 +52,10 @@ def _differential(tmp_path: Path, function: str, mutated_source: str):
     recorded = _entry(original, "capture", "--probe", "toy.kern:probe", "--out", str(capture), "--targets",
                       json.dumps([{"module": "toy.kern", "qualname": function, "key": function}]))
     assert recorded["recorded"] == {function: 1}
+    calls = recorded["files"][function]  # one file a function
     replay = ["replay", "--module", "toy.kern", "--qualname", function, "--key", function, "--inputs", "40",
-              "--seed", "3", str(capture)]
-    return compare(_entry(original, *replay), _entry(mutated, *replay), {"capture.pkl": "toy.kern:probe {}"})
+              "--seed", "3", calls]
+    return compare(_entry(original, *replay), _entry(mutated, *replay), {Path(calls).name: "toy.kern:probe {}"})
 
 
 def test_a_mutant_that_differs_only_on_inputs_the_probe_never_gives_is_not_equivalent(tmp_path: Path) -> None:

@@ -40,6 +40,7 @@ from vtgate.probes import ProbeKey, probe_environment
 from vtgate.records import Suite
 
 ENTRY = "vtgate.mutate.equivalence_entry"
+MAX_CAPTURES_PER_FUNCTION = 3  # probe runs whose recorded calls a function's inputs are drawn from
 
 
 @dataclass(frozen=True)
@@ -152,6 +153,7 @@ def differential_check(report: CodeReport, suite: Suite, root: Path, *, inputs: 
     specs = {spec.name: spec for spec in suite.gates}
     probe_keys: dict[ProbeKey, set[str]] = {}
     for (module, qualname), verdicts in functions.items():
+        candidates: dict[ProbeKey, None] = {}
         for verdict in verdicts:
             for gate in verdict.gates_run:
                 spec = specs.get(gate)
@@ -160,7 +162,11 @@ def differential_check(report: CodeReport, suite: Suite, root: Path, *, inputs: 
                 for request in get_kind(spec.kind).requests(spec):
                     probe_key = ProbeKey.of(request, root)
                     if probe_key.probe.callable is not None:
-                        probe_keys.setdefault(probe_key, set()).add(f"{module}:{qualname}")
+                        candidates[probe_key] = None
+        # a few probe runs a function (the gates that reached it, in order): calls under other knobs
+        # and arguments, at a bounded cost
+        for probe_key in list(candidates)[:MAX_CAPTURES_PER_FUNCTION]:
+            probe_keys.setdefault(probe_key, set()).add(f"{module}:{qualname}")
     timeout = max((spec.timeout for spec in suite.gates), default=120.0) * 3
     with tempfile.TemporaryDirectory(prefix="vtgate-equivalence-") as folder_name, Scratch() as scratch:
         folder = Path(folder_name)
@@ -182,17 +188,16 @@ def differential_check(report: CodeReport, suite: Suite, root: Path, *, inputs: 
             shutil.rmtree(cache, ignore_errors=True)
             if done is None:
                 return
-            sources[out.name] = f"{probe_key.probe.callable} {probe_key.args_json}"
-            for name, count in done.get("recorded", {}).items():
-                if count:
-                    captures.setdefault(name, []).append(str(out))
-                    first_key.setdefault(name, probe_key)
+            for name, path in done.get("files", {}).items():
+                sources[Path(path).name] = f"{probe_key.probe.callable} {probe_key.args_json}"
+                captures.setdefault(name, []).append(path)
+                first_key.setdefault(name, probe_key)
 
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             list(pool.map(lambda item: record(*item),
                           [(i, k, w) for i, (k, w) in enumerate(sorted(probe_keys.items(), key=lambda kv: repr(kv[0])))]))
-        for name in captures:
-            captures[name].sort()
+        for name in captures:  # a few probe runs a function: the replays stay cheap, the inputs varied
+            captures[name] = sorted(captures[name])[:MAX_CAPTURES_PER_FUNCTION]
 
         def replay(tree: Path, name: str) -> dict[str, Any] | None:
             module, qualname = names[name]

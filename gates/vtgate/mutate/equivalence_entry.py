@@ -61,12 +61,14 @@ class _SharingPickler(pickle.Pickler):
     def __init__(self, file: Any, shared: dict[str, Any]) -> None:
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
         self.shared = shared
+        self.used: set[str] = set()
 
     def persistent_id(self, obj: Any) -> str | None:
         nbytes = getattr(obj, "nbytes", 0)
         if type(obj).__name__ == "ndarray" and isinstance(nbytes, int) and nbytes >= 1 << 16:
             key = hashlib.sha256(obj.tobytes()).hexdigest() + obj.dtype.str + repr(obj.shape)
             self.shared.setdefault(key, obj.copy())
+            self.used.add(key)
             return key
         return None
 
@@ -80,12 +82,13 @@ class _SharingUnpickler(pickle.Unpickler):
         return self.shared[pid].copy()
 
 
-def _dumps(value: Any, shared: dict[str, Any]) -> bytes:
+def _dumps(value: Any, shared: dict[str, Any]) -> tuple[bytes, set[str]]:
     import io
 
     buffer = io.BytesIO()
-    _SharingPickler(buffer, shared).dump(value)
-    return buffer.getvalue()
+    pickler = _SharingPickler(buffer, shared)
+    pickler.dump(value)
+    return buffer.getvalue(), pickler.used
 
 
 def _loads(blob: bytes, shared: dict[str, Any]) -> Any:
@@ -115,6 +118,7 @@ def capture(targets: list[dict[str, str]], probe: str, args: dict[str, Any], out
             codes[found[0].__code__] = target["key"]
     counts: dict[str, int] = {}
     records: dict[str, list[bytes]] = {}
+    uses: dict[str, set[str]] = {}
     shared: dict[str, Any] = {}
 
     def hook(frame: Any, event: str, arg: Any) -> None:
@@ -132,7 +136,9 @@ def capture(targets: list[dict[str, str]], probe: str, args: dict[str, Any], out
         call = {"args": [local[n] for n in positional] + list(local.get(varargs, ()) if varargs else ()),
                 "kwargs": {**{n: local[n] for n in keyword_only}, **(local.get(varkw, {}) if varkw else {})}}
         with contextlib.suppress(Exception):  # an argument that cannot be pickled: this call gives no input
-            records.setdefault(key, []).append(_dumps(call, shared))
+            blob, used = _dumps(call, shared)
+            records.setdefault(key, []).append(blob)
+            uses.setdefault(key, set()).update(used)
 
     module_name, _, function_name = probe.partition(":")
     function = getattr(importlib.import_module(module_name), function_name)
@@ -141,9 +147,14 @@ def capture(targets: list[dict[str, str]], probe: str, args: dict[str, Any], out
         function(**args)
     finally:
         sys.setprofile(None)
-    with open(out, "wb") as handle:
-        pickle.dump({"records": records, "counts": counts, "shared": shared}, handle, protocol=pickle.HIGHEST_PROTOCOL)
-    return {"counts": counts, "recorded": {key: len(blobs) for key, blobs in records.items()}}
+    files = {}
+    for number, (key, blobs) in enumerate(sorted(records.items())):  # one file a function: a replay reads its own
+        path = f"{out}.{number}"
+        with open(path, "wb") as handle:
+            pickle.dump({"records": {key: blobs}, "shared": {k: shared[k] for k in uses.get(key, ())}}, handle,
+                        protocol=pickle.HIGHEST_PROTOCOL)
+        files[key] = path
+    return {"counts": counts, "recorded": {key: len(blobs) for key, blobs in records.items()}, "files": files}
 
 
 # -- random variants ------------------------------------------------------------------------------
