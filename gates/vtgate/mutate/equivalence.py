@@ -41,6 +41,7 @@ from vtgate.records import Suite
 
 ENTRY = "vtgate.mutate.equivalence_entry"
 MAX_CAPTURES_PER_FUNCTION = 3  # probe runs whose recorded calls a function's inputs are drawn from
+REPLAY_SECONDS = 30.0  # a replay stops starting inputs after this long (every recorded call runs first)
 
 
 @dataclass(frozen=True)
@@ -204,7 +205,7 @@ def differential_check(report: CodeReport, suite: Suite, root: Path, *, inputs: 
             env = _entry_env(probe_environment(first_key[name], tree, suite.settings))
             env.update(scope.env_for(tree))
             argv = [sys.executable, "-m", ENTRY, "replay", "--module", module, "--qualname", qualname, "--key", name,
-                    "--inputs", str(inputs), "--seed", str(seed), *captures[name]]
+                    "--inputs", str(inputs), "--seed", str(seed), "--seconds", str(REPLAY_SECONDS), *captures[name]]
             return _run(argv, tree, env, timeout)
 
         originals: dict[str, dict[str, Any] | None] = {}

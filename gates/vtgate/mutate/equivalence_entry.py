@@ -252,7 +252,7 @@ def _outcome(function: Callable[..., Any], call: dict[str, Any]) -> Any:
 
 
 def replay(module_name: str, qualname: str, capture_files: list[str], key: str, inputs: int,
-           seed: int) -> dict[str, Any]:
+           seed: int, seconds: float | None = None) -> dict[str, Any]:
     """Print, as JSON, one fingerprint per input (the inputs are the same in every tree: the captured
     calls in order, then seeded variants of them), and whether each is repeatable in this tree."""
     found = resolve(module_name, qualname)
@@ -266,7 +266,12 @@ def replay(module_name: str, qualname: str, capture_files: list[str], key: str, 
         for blob in data["records"].get(key, []):
             calls.append((os.path.basename(path), blob, data["shared"]))
     results = []
+    import time
+
+    deadline = None if seconds is None else time.monotonic() + seconds
     for index in range(inputs if calls else 0):
+        if deadline is not None and time.monotonic() > deadline and index >= len(calls):
+            break  # the time budget is spent (every recorded call has run): the caller compares what ran
         source, blob, shared = calls[index % len(calls)]
         variant = index // len(calls)
         rng = random.Random(f"{seed}:{index}")
@@ -300,6 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     again.add_argument("--key", required=True)
     again.add_argument("--inputs", type=int, required=True)
     again.add_argument("--seed", type=int, default=0)
+    again.add_argument("--seconds", type=float, default=None, help="stop starting inputs after this long")
     again.add_argument("captures", nargs="*")
     options = parser.parse_args(argv)
     real_stdout = os.dup(1)
@@ -308,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
         document = capture(json.loads(options.targets), options.probe, json.loads(options.args), options.out)
     else:
         document = replay(options.module, options.qualname, options.captures, options.key, options.inputs,
-                          options.seed)
+                          options.seed, options.seconds)
     sys.stdout.flush()
     with os.fdopen(real_stdout, "w", encoding="utf-8") as out:
         out.write(json.dumps(document) + "\n")
