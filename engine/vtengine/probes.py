@@ -355,7 +355,9 @@ def decode_timing(prompt: str = "bench", tokens: int = 32, repeats: int = 2, mod
 
 def _config_cases(config: Any, tensors: dict[str, np.ndarray]) -> dict[str, str]:
     """What the checkpoint reader says about a few edited checkpoints: the defaults of a minimal
-    config.json (no rope_theta, no rms_norm_eps) and the first line of each refusal."""
+    config.json (no rope_theta, no rms_norm_eps) and the first line of each refusal (a zero
+    hidden_size, a layer past num_hidden_layers, fp8 weights without scales or with scales of the
+    wrong shape)."""
     from vtengine.checkpoint import SCALE_SUFFIX, config_from_hf, config_to_hf, validate_tensors
 
     hf = config_to_hf(config)
@@ -370,6 +372,8 @@ def _config_cases(config: Any, tensors: dict[str, np.ndarray]) -> dict[str, str]
             config, {**tensors, f"model.layers.{config.n_layers}.mlp.up_proj.weight": tensors[fp8_name]}, "case")),
         ("fp8 weight without scales", lambda: validate_tensors(
             config, {n: t for n, t in tensors.items() if n != fp8_name + SCALE_SUFFIX}, "case")),
+        ("fp8 scales of the weight's shape", lambda: validate_tensors(
+            config, {**tensors, fp8_name + SCALE_SUFFIX: np.ones(tensors[fp8_name].shape, np.float32)}, "case")),
     ]
     for label, attempt in broken:
         try:
