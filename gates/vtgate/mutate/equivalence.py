@@ -23,7 +23,6 @@ import dataclasses
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
@@ -37,6 +36,7 @@ from vtgate.mutate.codemutants import CodeMutant
 from vtgate.mutate.coderun import CodeReport, CodeScope, MutantVerdict, load_scope
 from vtgate.mutate.copies import PatchError, Scratch
 from vtgate.probes import ProbeKey, probe_environment
+from vtgate.proctree import ChildProcesses
 from vtgate.records import Suite
 
 ENTRY = "vtgate.mutate.equivalence_entry"
@@ -79,15 +79,19 @@ def _entry_env(base: dict[str, str]) -> dict[str, str]:
     return env
 
 
-def _run(argv: list[str], cwd: Path, env: dict[str, str], timeout: float) -> dict[str, Any] | None:
+def _run(children: ChildProcesses, argv: list[str], cwd: Path, env: dict[str, str],
+         timeout: float) -> dict[str, Any] | None:
+    """One entry run, registered with ``children`` so an interrupted check leaves no process behind."""
     try:
-        done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False)
-    except (OSError, subprocess.TimeoutExpired):
+        process = children.start(argv, cwd=cwd, env=env)
+    except OSError:
         return None
-    if done.returncode != 0 or not done.stdout.strip():
+    stdout, _, timed_out = children.communicate(process, timeout)
+    text = stdout.decode("utf-8", "replace").strip()
+    if timed_out or process.returncode != 0 or not text:
         return None
     try:
-        return json.loads(done.stdout.strip().splitlines()[-1])
+        return json.loads(text.splitlines()[-1])
     except ValueError:
         return None
 
@@ -169,6 +173,21 @@ def differential_check(report: CodeReport, suite: Suite, root: Path, *, inputs: 
         for probe_key in list(candidates)[:MAX_CAPTURES_PER_FUNCTION]:
             probe_keys.setdefault(probe_key, set()).add(f"{module}:{qualname}")
     timeout = max((spec.timeout for spec in suite.gates), default=120.0) * 3
+    children = ChildProcesses()
+    try:
+        return _differential(report, suite, root, scope, functions, names, probe_keys, evidence, children,
+                             inputs=inputs, seed=seed, jobs=jobs, timeout=timeout, tell=tell)
+    except BaseException:  # Ctrl-C, SIGTERM: no capture or replay left running
+        children.kill_all()
+        raise
+
+
+def _differential(report: CodeReport, suite: Suite, root: Path, scope: CodeScope,
+                  functions: dict[tuple[str, str], list[MutantVerdict]], names: dict[str, tuple[str, str]],
+                  probe_keys: dict[ProbeKey, set[str]], evidence: dict[str, Evidence], children: ChildProcesses, *,
+                  inputs: int, seed: int, jobs: int, timeout: float, tell: Callable[[str], None]) -> dict[str, Evidence]:
+    targets = [v for v in report.verdicts if v.status == "possibly-equivalent"]
+    pythonpath = suite.settings.pythonpath
     with tempfile.TemporaryDirectory(prefix="vtgate-equivalence-") as folder_name, Scratch() as scratch:
         folder = Path(folder_name)
         tell(f"equivalence: recording calls of {len(functions)} functions from {len(probe_keys)} probe runs")
@@ -185,7 +204,7 @@ def differential_check(report: CodeReport, suite: Suite, root: Path, *, inputs: 
             argv = [sys.executable, "-m", ENTRY, "capture", "--probe", str(probe_key.probe.callable),
                     "--args", probe_key.args_json, "--out", str(out), "--targets",
                     json.dumps([{"module": names[n][0], "qualname": names[n][1], "key": n} for n in sorted(wanted)])]
-            done = _run(argv, root, env, timeout)
+            done = _run(children, argv, root, env, timeout)
             shutil.rmtree(cache, ignore_errors=True)
             if done is None:
                 return
@@ -206,7 +225,7 @@ def differential_check(report: CodeReport, suite: Suite, root: Path, *, inputs: 
             env.update(scope.env_for(tree))
             argv = [sys.executable, "-m", ENTRY, "replay", "--module", module, "--qualname", qualname, "--key", name,
                     "--inputs", str(inputs), "--seed", str(seed), "--seconds", str(REPLAY_SECONDS), *captures[name]]
-            return _run(argv, tree, env, timeout)
+            return _run(children, argv, tree, env, timeout)
 
         originals: dict[str, dict[str, Any] | None] = {}
         tell(f"equivalence: {len(captures)} functions recorded; replaying the originals")
