@@ -172,7 +172,7 @@ def decode_paths(prompt: str, tokens: int, path: str = "incremental", model: str
 
 def batch_decode(prompts: list[str], tokens: int, batched: bool = True, model: str = "vt-tiny") -> Observation:
     """Per-sequence, per-position logits digests, decoding the prompts together (one batch) or each
-    alone."""
+    alone; ``digests.cases`` hashes them all (in order), so one pin covers every sequence."""
     if not isinstance(prompts, list) or not prompts:
         raise ValueError("prompts must be a non-empty list of strings")
     engine = _engine(model)
@@ -186,6 +186,7 @@ def batch_decode(prompts: list[str], tokens: int, batched: bool = True, model: s
     return {
         "tokens": [t for gen in gens for t in gen.tokens],
         "cases": cases,
+        "digests": {"cases": hashlib.sha256("\n".join(f"{k} {v}" for k, v in cases.items()).encode()).hexdigest()},
         "meta": meta(model, engine.knobs),
     }
 
@@ -277,9 +278,11 @@ __all__ = [
     "BF16",
     "attention_cases",
     "batch_decode",
+    "checkpoint_roundtrip",
     "decode_bench",
     "decode_paths",
     "generate",
+    "profile_counts",
     "score_ids",
     "speculative",
     "teacher_forced",
@@ -348,3 +351,119 @@ def decode_timing(prompt: str = "bench", tokens: int = 32, repeats: int = 2, mod
         "stages": stages,
         "meta": meta(model, knobs),
     }
+
+
+def _config_cases(config: Any, tensors: dict[str, np.ndarray]) -> dict[str, str]:
+    """What the checkpoint reader says about a few edited checkpoints: the defaults of a minimal
+    config.json (no rope_theta, no rms_norm_eps) and the first line of each refusal (a zero
+    hidden_size, a layer past num_hidden_layers, fp8 weights without scales or with scales of the
+    wrong shape)."""
+    from vtengine.checkpoint import SCALE_SUFFIX, config_from_hf, config_to_hf, validate_tensors
+
+    hf = config_to_hf(config)
+    minimal = {k: v for k, v in hf.items() if k not in ("rope_theta", "rms_norm_eps")}
+    defaults = config_from_hf(minimal, where="minimal")
+    said = {"minimal config": f"rope_theta={defaults.rope_theta!r} rms_norm_eps={defaults.rms_norm_eps!r} "
+                              f"head_dim={defaults.d_model // defaults.n_heads}"}
+    fp8_name = next(n for n, t in tensors.items() if n + SCALE_SUFFIX in tensors)
+    broken: list[tuple[str, Any]] = [
+        ("hidden_size 0", lambda: config_from_hf({**hf, "hidden_size": 0}, where="case")),
+        ("layer past the config", lambda: validate_tensors(
+            config, {**tensors, f"model.layers.{config.n_layers}.mlp.up_proj.weight": tensors[fp8_name]}, "case")),
+        ("fp8 weight without scales", lambda: validate_tensors(
+            config, {n: t for n, t in tensors.items() if n != fp8_name + SCALE_SUFFIX}, "case")),
+        ("fp8 scales of the weight's shape", lambda: validate_tensors(
+            config, {**tensors, fp8_name + SCALE_SUFFIX: np.ones(tensors[fp8_name].shape, np.float32)}, "case")),
+    ]
+    for label, attempt in broken:
+        try:
+            attempt()
+            said[label] = "accepted"
+        except ValueError as error:
+            said[label] = str(error).splitlines()[0]
+    return said
+
+
+def checkpoint_roundtrip(prompt: str = "bench", tokens: int = 16, weights: str = "fp8",
+                         model: str = "vt-tiny") -> Observation:
+    """The model written as a Llama-format checkpoint (``weights``: "fp8", its own fp8 codes with
+    128x128 block scales, or "float32", what ``vtengine export`` writes), read back through
+    :mod:`vtengine.checkpoint` and decoded greedily. ``digests`` pin the config.json it wrote, the
+    checkpoint reader's float32 dequantization of every fp8 weight, its verdicts on a few edited
+    checkpoints (``cases``) and the logits; the tokens must equal the embedded model's."""
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from vtengine.checkpoint import CONFIG_FILE, SCALE_SUFFIX, dequantize_fp8_blocks, save_checkpoint
+    from vtengine.model import QuantizedWeight
+    from vtengine.numerics import FP8
+
+    if weights not in ("fp8", "float32"):
+        raise ValueError(f"weights must be 'fp8' or 'float32', got {weights!r}")
+    knobs = Knobs.from_env()
+    source = _model(model, knobs)
+    if weights == "float32":
+        tensors = source.dequantized_tensors()
+    else:
+        tensors = {}
+        for name, weight in source.weights.items():
+            if isinstance(weight, QuantizedWeight):
+                tensors[name] = weight.codes.view(FP8)
+                tensors[name + SCALE_SUFFIX] = weight.scales
+            else:
+                tensors[name] = weight
+    with tempfile.TemporaryDirectory(prefix="vtengine-checkpoint-") as folder:
+        directory = save_checkpoint(Path(folder) / "ckpt", source.config, tensors)
+        config_text = (directory / CONFIG_FILE).read_bytes()
+        loaded = load_model(str(directory))
+        from vtengine.checkpoint import load_checkpoint
+
+        _, read = load_checkpoint(directory)
+    dequant = hashlib.sha256()
+    for name in sorted(read):
+        if read[name].dtype == FP8:
+            values = dequantize_fp8_blocks(read[name], read[name + SCALE_SUFFIX])
+            dequant.update(name.encode() + values.dtype.str.encode() + values.tobytes())
+    engine = Engine(loaded, knobs)
+    gen = engine.generate(_prompt_ids(prompt, engine), _check_tokens(tokens))
+    cases = _config_cases(source.config, tensors) if weights == "fp8" else {}
+    observation = _chain(gen, engine, model)
+    observation["digests"].update({"config": hashlib.sha256(config_text).hexdigest(),
+                                   "dequant": dequant.hexdigest(),
+                                   "cases": hashlib.sha256(json.dumps(cases, sort_keys=True).encode()).hexdigest()})
+    observation["cases"] = cases
+    return observation
+
+
+def profile_counts(prompt: str = "bench", tokens: int = 8, model: str = "vt-tiny") -> Observation:
+    """The ``VT_PROFILE`` stage profile of a greedy chain, without its timings: how many calls each
+    (phase, stage) recorded, as counters (``calls.<phase>.<stage>``), and ``profile_table_rows`` with
+    ``profile_shares_exact`` (1 when every row's share is its seconds over its phase's total, to the
+    bit). Timings vary from run to run; the calls and that arithmetic do not."""
+    import dataclasses
+
+    from vtengine.profiler import Profiler
+
+    knobs = dataclasses.replace(Knobs.from_env(), profile=True)
+    engine = Engine(_model(model, knobs), knobs)
+    engine.prof = Profiler()
+    engine.prof.phase = "prefill"
+    ids = _prompt_ids(prompt, engine)
+    seq = engine.kv.new_sequence()
+    logits = engine.forward([seq], [ids])[0]
+    engine.prof.phase = "decode"
+    chain = [int(np.argmax(logits[-1]))]
+    for _ in range(_check_tokens(tokens) - 1):
+        logits = engine.forward([seq], [[chain[-1]]])[0]
+        chain.append(int(np.argmax(logits[-1])))
+    engine.kv.release(seq)
+    rows = engine.prof.table()
+    totals: dict[str, float] = {}
+    for (phase, _), seconds in engine.prof.seconds.items():
+        totals[phase] = totals.get(phase, 0.0) + seconds
+    exact = all(row["share"] == (row["seconds"] / totals[row["phase"]] if totals[row["phase"]] else 0.0)
+                for row in rows)
+    counters = {f"calls.{row['phase']}.{row['stage']}": int(row["calls"]) for row in rows}
+    counters.update({"profile_table_rows": len(rows), "profile_shares_exact": int(exact)})
+    return {"tokens": chain, "counters": counters, "meta": meta(model, knobs)}

@@ -83,10 +83,38 @@ def test_attention_cases_ids_and_determinism() -> None:
     assert obs == probes.attention_cases("dispatch")
 
 
+def test_checkpoint_roundtrip_decodes_like_the_embedded_model_and_reports_each_refusal() -> None:
+    written = probes.checkpoint_roundtrip("bench", 6, weights="fp8")
+    embedded = probes.generate("bench", 6)
+    check_meta(written)
+    assert written["tokens"] == embedded["tokens"]
+    assert written["digests"]["logits"] == embedded["digests"]["logits"]
+    cases = written["cases"]
+    assert cases["minimal config"].startswith("rope_theta=10000.0 rms_norm_eps=1e-06")
+    assert "expected a positive integer" in cases["hidden_size 0"]
+    assert "num_hidden_layers=" in cases["layer past the config"]
+    assert "is missing" in cases["fp8 weight without scales"]
+    assert "one scale per 128x128 block" in cases["fp8 scales of the weight's shape"]
+    as_float = probes.checkpoint_roundtrip("bench", 6, weights="float32")
+    assert as_float["tokens"] == embedded["tokens"] and as_float["cases"] == {}
+    assert as_float["digests"]["config"] != written["digests"]["config"]  # fp8 adds quantization_config
+
+
+def test_profile_counts_count_calls_per_phase_and_stage_with_exact_shares() -> None:
+    obs = probes.profile_counts("bench", 3)
+    check_meta(obs)
+    counters = obs["counters"]
+    assert counters["profile_shares_exact"] == 1
+    assert counters["calls.prefill.lm_head"] == 1 and counters["calls.decode.lm_head"] == 2  # one per forward
+    assert counters["profile_table_rows"] == sum(1 for name in counters if name.startswith("calls."))
+    assert obs == {**probes.profile_counts("bench", 3), "meta": obs["meta"]}
+
+
 @pytest.mark.parametrize(
     "call",
     [
         lambda: probes.generate("x", 0),
+        lambda: probes.checkpoint_roundtrip("x", 2, weights="int4"),
         lambda: probes.decode_paths("x", 2, path="sideways"),
         lambda: probes.speculative("x", 2, mode="fast"),
         lambda: probes.attention_cases("vector"),

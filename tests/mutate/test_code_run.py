@@ -124,3 +124,22 @@ def test_the_json_report_matches_its_schema(blessed) -> None:
         pass
     else:
         raise AssertionError("a renamed field must not validate")
+
+
+def test_equivalence_evidence_turns_a_possibly_equivalent_mutant_into_a_survivor_or_records_its_inputs(
+        blessed) -> None:
+    _, plain = code_json(blessed)
+    possibly = {m["digest"] for m in plain["mutants"] if m["status"] == "possibly-equivalent"}
+    assert possibly, "the mutfake suite leaves a mutant whose observations did not change"
+    _, report = code_json(blessed, "--equivalence", "24")
+    checked = [m for m in report["mutants"] if m["digest"] in possibly]
+    assert len(checked) == len(possibly)
+    for mutant in checked:  # each one now carries its evidence: a difference with its input, or none over N
+        if mutant["status"] == "survived":
+            assert "differs from the original on input" in mutant["detail"] or "fails to replay" in mutant["detail"]
+        else:
+            assert mutant["status"] == "possibly-equivalent"
+            assert "no difference over" in mutant["detail"] or "no differential evidence" in mutant["detail"]
+    assert report["score"] == plain["score"]  # a survivor either way: the score does not move
+    done = blessed.vtgate("mutate", "--equivalence", "5")
+    assert done.returncode == 2 and "go with --code" in done.stderr

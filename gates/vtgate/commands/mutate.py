@@ -18,6 +18,7 @@ from vtgate.exitcodes import ExitCode
 from vtgate.mutate import ArmsError, PatchError, run_mutate
 from vtgate.mutate.codereport import render_code, write_code_json
 from vtgate.mutate.coderun import run_code_mutants
+from vtgate.mutate.equivalence import apply_evidence, differential_check
 from vtgate.mutate.report import render, write_json_report
 from vtgate.output import console, problem, say
 from vtgate.progress import live_progress, progress_wanted
@@ -49,6 +50,9 @@ def mutate(
     min_score: float = typer.Option(1.0, "--min-score", min=0.0, max=1.0,
                                     help="With --code: exit 0 when the mutation score is at least this (default 1.0: "
                                          "every non-equivalent mutant killed)."),
+    equivalence: int = typer.Option(None, "--equivalence", min=1, metavar="N",
+                                    help="With --code: test every possibly-equivalent mutant's function against the "
+                                         "original on N recorded and random inputs; one that differs is a survivor."),
 ) -> int:
     """Prove every pin can fail: the kill matrix of declared mutations and built-in controls."""
     previous = signal.signal(signal.SIGTERM, _terminate)
@@ -56,8 +60,8 @@ def mutate(
         loaded = load_suite(suite)
         if root is not None and not root.is_dir():
             raise SuiteError(f"--root {root}: no such directory")
-        if not code and (budget is not None or operator or no_cache or min_score != 1.0):
-            raise SuiteError("--budget, --operator, --min-score and --no-cache go with --code")
+        if not code and (budget is not None or operator or no_cache or min_score != 1.0 or equivalence):
+            raise SuiteError("--budget, --operator, --min-score, --no-cache and --equivalence go with --code")
         if code:
             if mutation or no_auto:
                 raise SuiteError("--code judges generated mutants: it takes no --mutation or --no-auto")
@@ -68,6 +72,11 @@ def mutate(
                                                operators=operator or None,
                                                use_cache=not no_cache, isolate_env=isolate_env or None,
                                                progress=progress)
+                if equivalence:
+                    evidence = differential_check(code_report, loaded, (root or loaded.root).resolve(),
+                                                  inputs=equivalence, seed=seed, jobs=jobs or 1,
+                                                  say=None if quiet else say)
+                    apply_evidence(code_report, evidence)
             if not code_report.verdicts:
                 say("nothing to mutate: no gate or no mutant selected")
             else:
