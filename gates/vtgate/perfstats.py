@@ -1,7 +1,10 @@
 """The statistics of a perf gate (docs/perf.md): paired rounds of interleaved legs give one log-ratio
 each; the ratio is the Hodges-Lehmann estimate of their centre, its interval a seeded percentile
 bootstrap over rounds, and the decision compares the interval with the gate's threshold (pass, fail,
-or inconclusive when the interval straddles it). Pure numpy, deterministic for a given seed."""
+or inconclusive when the interval straddles it). The gate looks at its rounds sequentially, after
+every block of ``rounds`` rounds, at most ``looks`` times, and stops at the first look that decides;
+each look uses the one-sided level ``(1 - confidence) / looks`` (Bonferroni), so the chance that any
+look gives a wrong verdict stays below ``1 - confidence``. Pure numpy, deterministic for a given seed."""
 
 from __future__ import annotations
 
@@ -71,6 +74,44 @@ def paired_ratio(candidate: Sequence[float], reference: Sequence[float], *,
     low, high = np.quantile(boot, [1.0 - confidence, confidence])
     return RatioEstimate(float(np.exp(hodges_lehmann(logs))), float(np.exp(low)), float(np.exp(high)),
                          confidence, int(logs.size), resamples, seed)
+
+
+def look_confidence(confidence: float, looks: int) -> float:
+    """The one-sided confidence of each of ``looks`` looks so that all of them together keep
+    ``confidence`` (Bonferroni: the error probabilities of the looks add up to at most 1 - confidence)."""
+    return 1.0 - (1.0 - confidence) / looks
+
+
+@dataclass(frozen=True)
+class Look:
+    """One look of the sequential schedule: the estimate over the first ``estimate.rounds`` rounds."""
+
+    estimate: RatioEstimate
+    decision: Decision
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rounds": self.estimate.rounds, "ratio": round(self.estimate.ratio, 5),
+                "low": round(self.estimate.low, 5), "high": round(self.estimate.high, 5), "decision": self.decision}
+
+
+def sequential_looks(candidate: Sequence[float], reference: Sequence[float], *, rounds_per_look: int, looks: int,
+                     min_ratio: float, better: Literal["higher", "lower"] = "higher",
+                     confidence: float = 0.95) -> list[Look]:
+    """The looks taken on these paired rounds: after every ``rounds_per_look`` complete rounds (and
+    no more than ``looks`` times), each at ``look_confidence(confidence, looks)``; the list ends at the
+    first look that decides (pass or fail). The leg runner calls this after each block to know whether
+    to stop; the gate kind calls it on the recorded legs to judge, so both see the same looks."""
+    level = look_confidence(confidence, looks)
+    taken: list[Look] = []
+    for look in range(1, looks + 1):
+        count = look * rounds_per_look
+        if count > len(candidate):
+            break
+        estimate = paired_ratio(candidate[:count], reference[:count], better=better, confidence=level)
+        taken.append(Look(estimate, decide(estimate, min_ratio)))
+        if taken[-1].decision != "inconclusive":
+            break
+    return taken
 
 
 def decide(estimate: RatioEstimate, min_ratio: float) -> Decision:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from vtgate.perfstats import decide, hodges_lehmann, paired_ratio
+from vtgate.perfstats import decide, hodges_lehmann, look_confidence, paired_ratio, sequential_looks
 
 
 def noisy_pairs(ratio: float, rounds: int, spread: float, seed: int = 1) -> tuple[list[float], list[float]]:
@@ -73,3 +73,27 @@ def test_hodges_lehmann_is_the_median_of_walsh_averages():
 def test_bad_samples_are_refused_with_the_reason(cand, ref, message):
     with pytest.raises(ValueError, match=message):
         paired_ratio(cand, ref)
+
+
+def test_each_of_four_looks_spends_a_quarter_of_the_error_rate():
+    assert look_confidence(0.95, 4) == pytest.approx(0.9875)
+    assert look_confidence(0.95, 1) == pytest.approx(0.95)
+
+
+def test_sequential_looks_stop_at_the_first_look_that_decides():
+    cand, ref = noisy_pairs(0.9, 24, 0.03)
+    looks = sequential_looks(cand, ref, rounds_per_look=8, looks=3, min_ratio=0.95)
+    assert [(look.estimate.rounds, look.decision) for look in looks] == [(8, "fail")]
+    assert looks[0].estimate.confidence == pytest.approx(1 - 0.05 / 3)
+
+
+def test_sequential_looks_add_rounds_while_inconclusive_and_end_inconclusive_at_the_last_look():
+    cand, ref = noisy_pairs(0.95, 24, 0.03, seed=2)  # exactly on the threshold: no look may decide
+    looks = sequential_looks(cand, ref, rounds_per_look=8, looks=3, min_ratio=0.95)
+    assert [(look.estimate.rounds, look.decision) for look in looks] == [(8, "inconclusive"), (16, "inconclusive"),
+                                                                         (24, "inconclusive")]
+
+
+def test_a_look_waits_for_its_whole_block_of_rounds():
+    cand, ref = noisy_pairs(0.95, 12, 0.03, seed=2)
+    assert [look.estimate.rounds for look in sequential_looks(cand, ref, rounds_per_look=8, looks=3, min_ratio=0.95)] == [8]
