@@ -3,7 +3,7 @@ load from another process (docs/perf.md, "Measured on this host").
 
 A throwaway git project holds HEAD's engine, committed as ``main``, and one perf gate on the decode
 bench chain like the engine's own ``decode-perf-default`` (ratio of decode tokens per CPU second to
-``main``'s, min_ratio 0.95, looks after every 10 rounds, at most 4 looks, 45 s budget, 3 warm
+``main``'s, min_ratio 0.95, looks after every 10 rounds, at most 3 looks, 50 s budget, 3 warm
 processes per role). Each case patches the working tree with a fixed CPU cost in every RMSNorm call
 sized to slow a decode step by the case's percentage (0: no patch); the cases take turns run by run
 (so a change in the host's load falls on all of them alike), each run one ``vtgate check -k perf``
@@ -51,8 +51,8 @@ args = { prompt = "bench", tokens = 16, repeats = 1 }
 metric = "timing.decode_cpu_tok_s"
 min_ratio = 0.95
 rounds = 10
-looks = 4
-budget = 45
+looks = 3
+budget = 50
 workers = 3
 warmup = 1
 reference = { ref = "main" }

@@ -231,7 +231,7 @@ def measure(probe: Mapping[str, Any], args: Mapping[str, Any], metric: str, cand
             quiet: Mapping[str, Any] | bool | None, suite: str,
             compare: list[str] | None = None, fresh_process: bool = False, *, looks: int = 1,
             budget: float | None = None, workers: int = 1, min_ratio: float | None = None,
-            better: str = "higher", confidence: float = 0.95) -> dict[str, Any]:
+            better: str = "higher", confidence: float = 0.95, statistic: str = "hodges-lehmann") -> dict[str, Any]:
     """Run the legs in this process's cwd (the tree under test) and return what they measured (the
     perf kind's observation, docs/perf.md). ``suite`` is the gate's suite file, for its ``[suite]``
     settings (how to run the code of a tree). A callable probe runs warm, ``workers`` processes per
@@ -334,7 +334,8 @@ def measure(probe: Mapping[str, Any], args: Mapping[str, Any], metric: str, cand
             if min_ratio is not None:
                 cand, refs = _paired_values(record["legs"])
                 taken = sequential_looks(cand, refs, rounds_per_look=rounds, looks=looks, min_ratio=min_ratio,
-                                         better="lower" if better == "lower" else "higher", confidence=confidence)
+                                         better="lower" if better == "lower" else "higher", confidence=confidence,
+                                         statistic="upper-quartile" if statistic == "upper-quartile" else "hodges-lehmann")
                 record["looks"] = [one.to_json() for one in taken]
                 if taken and taken[-1].decision != "inconclusive":
                     record["stopped"] = "decided"

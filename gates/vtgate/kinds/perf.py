@@ -22,13 +22,13 @@ from vtgate.errors import ErrorKind, GateError
 from vtgate.hostcheck import policy_problems
 from vtgate.kinds._common import first_divergence, short, str_list
 from vtgate.perflegs import OUTPUT_FIELDS
-from vtgate.perfstats import METHOD, Look, look_confidence, sequential_looks
+from vtgate.perfstats import STATISTICS, Look, look_confidence, sequential_looks
 from vtgate.records import Cases, GateSpec, ProbeRef, ProbeRequest, Verdict
 
 RUNNER = ProbeRef(callable="vtgate.perflegs:measure")
 LABEL = "legs"
 DEFAULTS = {"better": "higher", "confidence": 0.95, "rounds": 6, "looks": 4, "budget": 45.0, "workers": 3,
-            "warmup": 1, "leg_timeout": 60.0}
+            "warmup": 1, "leg_timeout": 60.0, "statistic": "hodges-lehmann"}
 REFERENCE_KEYS = frozenset({"env", "ref"})
 ROLES = ("candidate", "reference")
 
@@ -42,13 +42,15 @@ class PerfKind:
     pin_source = "golden"
     opt_in = True  # selected only by --gate NAME or a -k expression naming 'perf' (vtgate.suite.select_gates)
     option_keys = frozenset({"metric", "better", "min_ratio", "confidence", "rounds", "looks", "budget", "workers",
-                             "warmup", "reference", "quiet", "compare", "leg_timeout", "fresh_process"})
+                             "statistic", "warmup", "reference", "quiet", "compare", "leg_timeout", "fresh_process"})
     default_probe: ProbeRef | None = None
 
     def validate(self, options: Mapping[str, Any]) -> list[str]:
         problems = []
         if not isinstance(options.get("metric"), str) or not options["metric"]:
             problems.append('perf gates need metric = "<observation field of a timing>", e.g. metric = "timing.decode_tok_s"')
+        if options.get("statistic", DEFAULTS["statistic"]) not in STATISTICS:
+            problems.append(f"statistic must be one of {', '.join(STATISTICS)} (docs/perf.md, the statistics)")
         if options.get("better", "higher") not in ("higher", "lower"):
             problems.append('better must be "higher" (tokens/s) or "lower" (seconds per call)')
         ratio: Any = options.get("min_ratio")
@@ -101,7 +103,7 @@ class PerfKind:
             "fresh_process": bool(options.get("fresh_process", False)),
             "looks": options["looks"], "budget": float(options["budget"]), "workers": options["workers"],
             "min_ratio": float(options["min_ratio"]), "better": options["better"],
-            "confidence": float(options["confidence"]),
+            "confidence": float(options["confidence"]), "statistic": options["statistic"],
         }
         return [ProbeRequest(label=LABEL, probe=RUNNER, args=args, env={})]
 
@@ -242,7 +244,7 @@ def _looks(spec: GateSpec, legs: list[Mapping[str, Any]], options: Mapping[str, 
     return sequential_looks([p["candidate"] for p in complete], [p["reference"] for p in complete],
                             rounds_per_look=rounds, looks=int(options["looks"]),
                             min_ratio=float(options["min_ratio"]), better=options["better"],
-                            confidence=float(options["confidence"]))
+                            confidence=float(options["confidence"]), statistic=options["statistic"])
 
 
 def stage_changes(legs: list[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
@@ -301,7 +303,7 @@ def _line(final: Look, taken: int, options: Mapping[str, Any], legs: list[Mappin
         stopped = record.get("stopped")
         if final.decision == "inconclusive" and isinstance(stopped, str) and stopped.startswith("budget"):
             text += f", stopped by the {float(options['budget']):g} s budget"
-    text += f", {METHOD}"
+    text += f", {estimate.method}"
     host = _host_range(legs)
     if host is not None:
         text += f"; host load {host[0]:.2f}..{host[1]:.2f}/core"
