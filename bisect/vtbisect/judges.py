@@ -5,7 +5,9 @@
 - ``GateRunner``: ``python -m vtgate check --suite <oracle> --root <worktree> --gate G... --json -``;
   each gate's status maps to a verdict (docs/contracts.md section 4): green / deliberate-red good,
   red / unexpected-green bad, error of kind probe/timeout untestable, any other error aborts (a stale
-  import is never a verdict).
+  import is never a verdict). Perf gates (docs/perf.md) are timed against GOOD's commit on the same
+  host (``VTGATE_PERF_REFERENCE_REF``); one that comes back ``inconclusive`` or ``noisy`` is measured
+  once more, and if still undecided the candidate is untestable for it (skip), never good or bad.
 
 Children start through vtgate's ``proctree`` (the one registry and process-tree killer that vtgate
 check's probes use): each in its own session so Ctrl-C reaches vtbisect first; ``kill_children``
@@ -203,6 +205,10 @@ def package_digest(folder: Path) -> str:
     return digest.hexdigest()
 
 
+PERF_UNDECIDED_KINDS = {"inconclusive", "noisy"}  # a perf gate that could not tell: never good, never bad
+PERF_REMEASURES = 1  # fresh measurements of an undecided perf gate before the candidate counts as untestable
+PERF_REFERENCE_ENV = "VTGATE_PERF_REFERENCE_REF"  # read by vtgate.perflegs: the reference revision to time against
+
 GOOD_STATUSES = {"green", "deliberate-red"}
 BAD_STATUSES = {"red", "unexpected-green"}
 SKIP_ERROR_KINDS = {"probe", "timeout"}
@@ -212,6 +218,8 @@ ARTIFACT_ERROR_KIND = "artifact"
 def gate_verdict(entry: Mapping[str, Any]) -> Verdict:
     """Map one gate of a ``vtgate check`` report to a verdict; raises JudgeAbort on stale/config."""
     status = entry.get("status")
+    if status == "error" and entry.get("error_kind") in PERF_UNDECIDED_KINDS:
+        return "skip"  # the interval straddled the threshold or the host was busy: untestable, never a verdict
     if status in GOOD_STATUSES:
         return "good"
     if status in BAD_STATUSES:
@@ -243,9 +251,11 @@ class GateRunner:
     knobs: Knobs = DEFAULT_KNOBS
     artifacts: tuple[str, ...] = ()  # [suite] artifacts: untracked files (weights) a worktree lacks
     artifacts_root: Path | None = None  # where they are: the user's checkout
+    perf_gates: frozenset[str] = frozenset()  # gates of kind perf: timed against ``perf_reference``
+    perf_reference: str | None = None  # GOOD's commit, once the range is known
 
-    def argv(self, root: Path) -> list[str]:
-        gate_args = [arg for gate in self.gates for arg in ("--gate", gate)]
+    def argv(self, root: Path, gates: Sequence[str] | None = None) -> list[str]:
+        gate_args = [arg for gate in (gates or self.gates) for arg in ("--gate", gate)]
         return [self.python, "-m", "vtgate", "check", "--suite", str(self.suite), "--root", str(root),
                 *gate_args, "--json", "-"]
 
@@ -259,8 +269,11 @@ class GateRunner:
             self._identity = {"python": self.python, "version": interpreter_version(self.python, self.env),
                               "vtgate": package_digest(Path(vtgate.__file__).parent),
                               "artifacts": self._artifact_digests()}
-        return json.dumps({"mode": "gate", "suite": self.digest, "gates": sorted(self.gates),
-                           "timeout": self.timeout, "identity": self._identity}, sort_keys=True)
+        identity = {"mode": "gate", "suite": self.digest, "gates": sorted(self.gates), "timeout": self.timeout,
+                    "identity": self._identity}
+        if self.perf_gates and self.perf_reference:  # a perf verdict is a ratio to this commit's speed
+            identity["perf_reference"] = self.perf_reference
+        return json.dumps(identity, sort_keys=True)
 
     def _artifact_digests(self) -> dict[str, str]:
         """sha256 of each ``[suite] artifacts`` file: other weights are another judge (cache key)."""
@@ -280,25 +293,43 @@ class GateRunner:
     def recipe(self) -> list[str]:
         return self.argv(Path("<worktree>"))
 
+    def _check(self, prepared: Prepared, gates: Sequence[str]) -> tuple[dict[str, Any] | None, str, int | None]:
+        """One ``vtgate check`` of ``gates`` at the worktree: the report (None on timeout), its log and
+        the exit code."""
+        argv = self.argv(prepared.path, gates)
+        env = child_env(self.env, prepared)
+        if self.perf_gates & set(gates) and self.perf_reference:
+            env[PERF_REFERENCE_ENV] = self.perf_reference
+        code, out, err, timed_out = run_child(argv, prepared.path, env, self.timeout)
+        log = f"$ {' '.join(argv)}\n--- stdout ---\n{out}--- stderr ---\n{err}\nexit {code}"
+        if timed_out:
+            return None, log + "\ntimed out", code
+        try:
+            return json.loads(out), log, code
+        except ValueError as error:
+            raise JudgeAbort(
+                f"vtgate check at {prepared.commit[:10]} exited {code} without a JSON report:\n{err[-2000:]}"
+            ) from error
+
     def judge(self, prepared: Prepared) -> Judgement:
         start = time.monotonic()
         if self.artifacts and self.artifacts_root is not None:
             from vtgate.mutate.copies import link_artifacts
 
             link_artifacts(self.artifacts_root, self.artifacts, prepared.path)  # removed by the next clean
-        argv = self.argv(prepared.path)
-        code, out, err, timed_out = run_child(argv, prepared.path, child_env(self.env, prepared), self.timeout)
-        seconds = time.monotonic() - start
-        log = f"$ {' '.join(argv)}\n--- stdout ---\n{out}--- stderr ---\n{err}\nexit {code}"
-        if timed_out:
-            return Judgement({g: "skip" for g in self.gates}, log + "\ntimed out", seconds)
-        try:
-            report = json.loads(out)
-        except ValueError as error:
-            raise JudgeAbort(
-                f"vtgate check at {prepared.commit[:10]} exited {code} without a JSON report:\n{err[-2000:]}"
-            ) from error
+        report, log, code = self._check(prepared, self.gates)
+        if report is None:
+            return Judgement({g: "skip" for g in self.gates}, log, time.monotonic() - start)
         by_name = {entry.get("name"): entry for entry in report.get("gates", [])}
+        for remeasure in range(1, PERF_REMEASURES + 1):
+            undecided = [g for g in self.gates if g in self.perf_gates
+                         and by_name.get(g, {}).get("error_kind") in PERF_UNDECIDED_KINDS]
+            if not undecided:
+                break
+            again, again_log, _ = self._check(prepared, undecided)
+            log += f"\n# perf re-measure {remeasure} of {', '.join(undecided)} (undecided: inconclusive or noisy)\n{again_log}"
+            for entry in (again or {}).get("gates", []):
+                by_name[entry.get("name")] = entry
         verdicts: dict[str, Verdict] = {}
         details: dict[str, Any] = {}
         for gate in self.gates:
@@ -307,4 +338,26 @@ class GateRunner:
                 raise JudgeAbort(f"vtgate check did not report gate {gate!r}", ExitCode.USAGE)
             verdicts[gate] = gate_verdict(entry)
             details[gate] = {k: entry.get(k) for k in ("status", "summary", "error_kind", "error", "ambient_env")}
-        return Judgement(verdicts, log, seconds, exit_code=code, details=details)
+            if gate in self.perf_gates:
+                details[gate]["measured"] = entry.get("measured")
+                log += "\n" + perf_evidence(gate, entry, verdicts[gate])
+        return Judgement(verdicts, log, time.monotonic() - start, exit_code=code, details=details)
+
+
+def perf_evidence(gate: str, entry: Mapping[str, Any], verdict: Verdict) -> str:
+    """The per-leg evidence of one perf gate at one candidate, as text for the step's log."""
+    lines = [f"# perf evidence: {gate} -> {verdict} ({entry.get('status')}"
+             + (f", {entry.get('error_kind')}" if entry.get("error_kind") else "") + ")",
+             str(entry.get("summary") or entry.get("error") or "")]
+    measured = entry.get("measured") or {}
+    reference = measured.get("reference") or {}
+    if reference.get("commit"):
+        lines.append(f"reference: {reference.get('ref')} = {reference['commit']}")
+    for look in measured.get("looks") or []:
+        lines.append(f"look at {look['rounds']} rounds: ratio {look['ratio']:.4f} [{look['low']:.4f}, "
+                     f"{look['high']:.4f}] {look['decision']}")
+    for value in measured.get("values") or []:
+        when = "warm-up" if value.get("round") is None else f"round {value['round'] + 1}"
+        lines.append(f"leg {value.get('leg')}: {value.get('role')} {when} worker {value.get('worker')} "
+                     f"value {value.get('value')} load/core {value.get('load_per_core')}")
+    return "\n".join(lines) + "\n"

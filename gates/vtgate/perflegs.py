@@ -34,6 +34,8 @@ from filelock import FileLock
 from vtgate.errors import ErrorKind
 from vtgate.hostcheck import QuietPolicy, preflight
 from vtgate.kinds._common import is_missing, lookup
+from vtgate.perfstats import sequential_looks
+from vtgate.perfworker import READY
 from vtgate.probes import (
     AmbientEnv,
     ProbeKey,
@@ -49,7 +51,9 @@ from vtgate.records import ProbeRef, ProbeRequest, SuiteSettings
 CACHE = Path(".vtgate-cache") / "perf-ref"
 WAIT_QUIET_ENV = "VTGATE_WAIT_QUIET"  # vtgate check --wait-quiet SECONDS reaches the leg runner here
 PREFLIGHT_ENV = "VTGATE_PERF_PREFLIGHT"  # "record": measure on a noisy host, recording its state
+REFERENCE_REF_ENV = "VTGATE_PERF_REFERENCE_REF"  # vtbisect: time every candidate against GOOD's commit
 OUTPUT_FIELDS = ("tokens", "digests", "counters")
+ROLES = ("candidate", "reference")
 LEG_LOCK = str(Path(tempfile.gettempdir()) / "vtgate-perf-legs.lock")
 
 
@@ -100,16 +104,27 @@ def export_revision(root: Path, commit: str) -> Path:
     return target
 
 
-def leg_order(rounds: int, warmup: int) -> list[tuple[str, int | None]]:
-    """(role, round) for every leg: ``warmup`` pairs (round None), then rounds in A B / B A order, so
-    a drift in the host's speed falls on both roles alike."""
-    order: list[tuple[str, int | None]] = []
-    for _ in range(warmup):
-        order += [("candidate", None), ("reference", None)]
-    for number in range(rounds):
-        pair = ["candidate", "reference"] if number % 2 == 0 else ["reference", "candidate"]
-        order += [(role, number) for role in pair]
+def warmup_order(warmup: int, workers: int) -> list[tuple[str, int | None, int]]:
+    """(role, round None, worker) of the warm-up legs: ``warmup`` pairs per worker, judged never."""
+    return [(role, None, worker) for worker in range(workers) for _ in range(warmup) for role in ROLES]
+
+
+def block_order(first_round: int, count: int, workers: int) -> list[tuple[str, int | None, int]]:
+    """(role, round, worker) of the legs of rounds ``first_round`` .. ``first_round + count - 1``:
+    A B in even rounds, B A in odd ones, so a drift in the host's speed falls on both roles alike;
+    round k runs in the k-th warm process pair (k mod ``workers``), so a process that happens to run
+    faster (memory placement) is shared out over rounds instead of biasing every one."""
+    order: list[tuple[str, int | None, int]] = []
+    for number in range(first_round, first_round + count):
+        pair = ROLES if number % 2 == 0 else ROLES[::-1]
+        order += [(role, number, number % workers) for role in pair]
     return order
+
+
+def leg_order(rounds: int, warmup: int, workers: int = 1) -> list[tuple[str, int | None]]:
+    """(role, round) of every leg of a fixed ``rounds``-round schedule after the warm-up pairs."""
+    legs = warmup_order(warmup, workers) + block_order(0, rounds, workers)
+    return [(role, number) for role, number, _ in legs]
 
 
 class WarmProbe:
@@ -124,6 +139,15 @@ class WarmProbe:
             [sys.executable, "-m", "vtgate.perfworker", key.probe.callable], cwd=root,
             env=probe_environment(key, root, settings, AmbientEnv({})), stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=self.stderr, start_new_session=True)
+        self._ready = False
+
+    def wait_ready(self, timeout: float) -> None:
+        """Wait until the process has imported the probe (its first line); a process that died
+        instead is reported by the next ``call``."""
+        stdout = self.process.stdout
+        assert stdout is not None
+        if not self._ready and select.select([stdout], [], [], timeout)[0]:
+            self._ready = stdout.readline().strip() == READY
 
     def _tail(self) -> str:
         self.stderr.seek(0)
@@ -137,6 +161,7 @@ class WarmProbe:
 
     def call(self, key: ProbeKey, timeout: float) -> ProbeResult:
         started = time.perf_counter()
+        self.wait_ready(timeout)
         stdin, stdout = self.process.stdin, self.process.stdout
         assert stdin is not None and stdout is not None
         try:
@@ -192,14 +217,28 @@ def _without_own_pythonpath(root: Path, settings: SuiteSettings) -> None:
         os.environ.pop("PYTHONPATH", None)
 
 
+def _paired_values(legs: list[dict[str, Any]]) -> tuple[list[float], list[float]]:
+    by_round: dict[int, dict[str, float]] = {}
+    for leg in legs:
+        if leg.get("round") is not None and leg.get("value") is not None:
+            by_round.setdefault(int(leg["round"]), {})[leg["role"]] = float(leg["value"])
+    complete = [pair for _, pair in sorted(by_round.items()) if set(pair) == set(ROLES)]
+    return [p["candidate"] for p in complete], [p["reference"] for p in complete]
+
+
 def measure(probe: Mapping[str, Any], args: Mapping[str, Any], metric: str, candidate: Mapping[str, Any],
             reference: Mapping[str, Any], rounds: int, warmup: int, leg_timeout: float,
             quiet: Mapping[str, Any] | bool | None, suite: str,
-            compare: list[str] | None = None, fresh_process: bool = False) -> dict[str, Any]:
+            compare: list[str] | None = None, fresh_process: bool = False, *, looks: int = 1,
+            budget: float | None = None, workers: int = 1, min_ratio: float | None = None,
+            better: str = "higher", confidence: float = 0.95, statistic: str = "hodges-lehmann") -> dict[str, Any]:
     """Run the legs in this process's cwd (the tree under test) and return what they measured (the
     perf kind's observation, docs/perf.md). ``suite`` is the gate's suite file, for its ``[suite]``
-    settings (how to run the code of a tree). A callable probe runs warm, one process per role
-    (``WarmProbe``), unless ``fresh_process``; a command probe always runs as a fresh process per leg."""
+    settings (how to run the code of a tree). A callable probe runs warm, ``workers`` processes per
+    role (``WarmProbe``), unless ``fresh_process``; a command probe always runs as a fresh process per
+    leg. The rounds come in blocks of ``rounds``: after each block the looks so far are judged
+    (``vtgate.perfstats.sequential_looks``, with ``min_ratio``) and the runner stops at the first look
+    that decides, after ``looks`` blocks, or when another block would overrun ``budget`` seconds."""
     from vtgate.suite import load_suite
 
     root = Path.cwd().resolve()
@@ -210,8 +249,12 @@ def measure(probe: Mapping[str, Any], args: Mapping[str, Any], metric: str, cand
     wait_budget = float(os.environ.get(WAIT_QUIET_ENV) or 0)
     fields = list(compare or OUTPUT_FIELDS)
     _without_own_pythonpath(root, suite_settings)
+    reference = dict(reference)
+    override = os.environ.get(REFERENCE_REF_ENV, "").strip()
+    if override and reference.get("ref"):
+        reference = {**reference, "ref": override, "declared_ref": reference["ref"]}
     record: dict[str, Any] = {"outcome": "measured", "problem": None, "legs": [], "policy": policy.to_json(),
-                              "metric": metric, "reference": dict(reference)}
+                              "metric": metric, "reference": dict(reference), "looks": [], "stopped": None}
     roots = {"candidate": root}
     try:
         if reference.get("ref"):
@@ -226,51 +269,90 @@ def measure(probe: Mapping[str, Any], args: Mapping[str, Any], metric: str, cand
     hashes = {role: expected_tree_hash(path, suite_settings) for role, path in roots.items()}
     envs = {"candidate": dict(candidate.get("env", {})), "reference": dict(reference.get("env", {}))}
     ref = _probe_ref(probe)
+    warm_processes = ref.callable is not None and not fresh_process
+    pool_size = max(1, workers) if warm_processes else 1
     children = ChildProcesses()
-    warm: dict[str, WarmProbe] = {}
-    waited = 0.0
+    warm: dict[tuple[str, int], WarmProbe] = {}
+    state = {"waited": 0.0}
+
+    def run_leg(role: str, number: int | None, worker: int) -> bool:
+        """One leg, recorded; False when the run must stop (noisy host, failed leg, no metric)."""
+        index = len(record["legs"])
+        with FileLock(LEG_LOCK):  # no two perf legs at once on this host, whichever gate or vtgate runs them
+            check = preflight(policy, max(0.0, wait_budget - state["waited"]))
+            state["waited"] += check.waited
+            leg: dict[str, Any] = {"index": index, "role": role, "round": number, "worker": worker,
+                                   "host": check.to_json()}
+            record["legs"].append(leg)
+            if check.noisy:
+                record.update(outcome="noisy", problem="; ".join(check.noisy), noisy_leg=index)
+                return False
+            request = ProbeRequest(label=role, probe=ref, args=dict(args), env=envs[role])
+            key = ProbeKey.of(request, roots[role])
+            if warm_processes:
+                result = warm[(role, worker)].call(key, leg_timeout)
+            else:
+                result = run_one(key, roots[role], suite_settings, leg_timeout, children=children,
+                                 ambient=AmbientEnv({}))
+        result = check_stale(result, hashes[role], suite_settings.source_tree)
+        leg["seconds"] = round(result.seconds, 4)
+        if result.observation is None:
+            leg["error"] = result.error
+            record.update(outcome="leg-failed", problem=result.error, error_kind=result.error_kind, failed_leg=index)
+            return False
+        value = lookup(result.observation, metric)
+        leg["value"] = None if is_missing(value) else value
+        leg["outputs"] = _outputs(result.observation, fields)
+        stages = result.observation.get("stages")
+        leg["stages"] = stages if isinstance(stages, Mapping) else None
+        if leg["value"] is None or isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            present = ", ".join(sorted(result.observation)) or "none"
+            record.update(outcome="no-metric", failed_leg=index,
+                          problem=f"the {role} leg's observation has no positive number at '{metric}' "
+                                  f"(fields present: {present}); a perf gate needs a timing metric")
+            return False
+        return True
+
+    started = time.monotonic()
     try:
-        for index, (role, number) in enumerate(leg_order(rounds, warmup)):
-            with FileLock(LEG_LOCK):  # no two perf legs at once on this host, whichever gate or vtgate runs them
-                check = preflight(policy, max(0.0, wait_budget - waited))
-                waited += check.waited
-                leg: dict[str, Any] = {"index": index, "role": role, "round": number, "host": check.to_json()}
-                record["legs"].append(leg)
-                if check.noisy:
-                    record.update(outcome="noisy", problem="; ".join(check.noisy), noisy_leg=index)
-                    break
-                request = ProbeRequest(label=role, probe=ref, args=dict(args), env=envs[role])
-                key = ProbeKey.of(request, roots[role])
-                if ref.callable is not None and not fresh_process:
-                    if role not in warm:
-                        warm[role] = WarmProbe(key, roots[role], suite_settings)
-                    result = warm[role].call(key, leg_timeout)
-                else:
-                    result = run_one(key, roots[role], suite_settings, leg_timeout, children=children,
-                                     ambient=AmbientEnv({}))
-            result = check_stale(result, hashes[role], suite_settings.source_tree)
-            leg["seconds"] = round(result.seconds, 4)
-            if result.observation is None:
-                leg["error"] = result.error
-                record.update(outcome="leg-failed", problem=result.error, error_kind=result.error_kind, failed_leg=index)
+        if warm_processes:
+            for worker in range(pool_size):  # all start importing at once; the first legs wait for them
+                for role in ROLES:
+                    request = ProbeRequest(label=role, probe=ref, args=dict(args), env=envs[role])
+                    warm[(role, worker)] = WarmProbe(ProbeKey.of(request, roots[role]), roots[role], suite_settings)
+            for process in warm.values():
+                process.wait_ready(leg_timeout)
+        going = all(run_leg(role, number, worker) for role, number, worker in warmup_order(warmup, pool_size))
+        for look in range(1, looks + 1):
+            if not going:
                 break
-            value = lookup(result.observation, metric)
-            leg["value"] = None if is_missing(value) else value
-            leg["outputs"] = _outputs(result.observation, fields)
-            stages = result.observation.get("stages")
-            leg["stages"] = stages if isinstance(stages, Mapping) else None
-            if leg["value"] is None or isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-                present = ", ".join(sorted(result.observation)) or "none"
-                record.update(outcome="no-metric", failed_leg=index,
-                              problem=f"the {role} leg's observation has no positive number at '{metric}' "
-                                      f"(fields present: {present}); a perf gate needs a timing metric")
+            block_started = time.monotonic()
+            going = all(run_leg(role, number, worker)
+                        for role, number, worker in block_order((look - 1) * rounds, rounds, pool_size))
+            if not going:
+                break
+            if min_ratio is not None:
+                cand, refs = _paired_values(record["legs"])
+                taken = sequential_looks(cand, refs, rounds_per_look=rounds, looks=looks, min_ratio=min_ratio,
+                                         better="lower" if better == "lower" else "higher", confidence=confidence,
+                                         statistic="upper-quartile" if statistic == "upper-quartile" else "hodges-lehmann")
+                record["looks"] = [one.to_json() for one in taken]
+                if taken and taken[-1].decision != "inconclusive":
+                    record["stopped"] = "decided"
+                    break
+            now = time.monotonic()
+            if look == looks:
+                record["stopped"] = "all looks taken"
+            elif budget is not None and (now - started) + (now - block_started) > budget:
+                record["stopped"] = f"budget: another block of {rounds} rounds would overrun {budget:g} s"
                 break
     finally:  # nothing outlives the runner, also on an exception
-        for worker in warm.values():
-            worker.close()
+        for process in warm.values():
+            process.close()
         children.kill_all()
     if hashes["candidate"] is not None:  # the stale guard of the probe layer checks the runner's tree too
         record["meta"] = {"source_tree_hash": hashes["candidate"]}
-    record["waited_for_quiet"] = round(waited, 2)
+    record["waited_for_quiet"] = round(state["waited"], 2)
+    record["legs_seconds"] = round(time.monotonic() - started, 2)
+    record["workers"] = pool_size
     return record
-

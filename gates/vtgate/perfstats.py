@@ -1,7 +1,10 @@
 """The statistics of a perf gate (docs/perf.md): paired rounds of interleaved legs give one log-ratio
 each; the ratio is the Hodges-Lehmann estimate of their centre, its interval a seeded percentile
 bootstrap over rounds, and the decision compares the interval with the gate's threshold (pass, fail,
-or inconclusive when the interval straddles it). Pure numpy, deterministic for a given seed."""
+or inconclusive when the interval straddles it). The gate looks at its rounds sequentially, after
+every block of ``rounds`` rounds, at most ``looks`` times, and stops at the first look that decides;
+each look uses the one-sided level ``(1 - confidence) / looks`` (Bonferroni), so the chance that any
+look gives a wrong verdict stays below ``1 - confidence``. Pure numpy, deterministic for a given seed."""
 
 from __future__ import annotations
 
@@ -11,7 +14,13 @@ from typing import Any, Literal
 
 import numpy as np
 
-METHOD = "Hodges-Lehmann paired log-ratio, percentile bootstrap over rounds"
+Statistic = Literal["hodges-lehmann", "upper-quartile"]
+STATISTICS: tuple[Statistic, ...] = ("hodges-lehmann", "upper-quartile")
+METHODS = {
+    "hodges-lehmann": "Hodges-Lehmann paired log-ratio, percentile bootstrap over rounds",
+    "upper-quartile": "ratio of upper-quartile speeds, percentile bootstrap over rounds",
+}
+METHOD = METHODS["hodges-lehmann"]
 Decision = Literal["pass", "fail", "inconclusive"]
 
 
@@ -27,11 +36,16 @@ class RatioEstimate:
     rounds: int
     resamples: int
     seed: int
+    statistic: Statistic = "hodges-lehmann"
+
+    @property
+    def method(self) -> str:
+        return METHODS[self.statistic]
 
     def to_json(self) -> dict[str, Any]:
         return {"ratio": round(self.ratio, 5), "low": round(self.low, 5), "high": round(self.high, 5),
                 "confidence": self.confidence, "rounds": self.rounds, "resamples": self.resamples,
-                "seed": self.seed, "method": METHOD}
+                "seed": self.seed, "method": self.method, "statistic": self.statistic}
 
 
 def _walsh_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -52,11 +66,20 @@ def speeds(values: Sequence[float], better: Literal["higher", "lower"]) -> np.nd
     return array if better == "higher" else 1.0 / array
 
 
+def upper_quartile_log_ratio(candidate: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """ln(75th percentile of the candidate's speeds) - ln(the reference's), along the last axis. Noise
+    on a shared host only slows a leg down, so the faster legs of each role are the least disturbed;
+    the quartile (not the maximum) keeps one lucky leg from deciding."""
+    return np.log(np.quantile(candidate, 0.75, axis=-1)) - np.log(np.quantile(reference, 0.75, axis=-1))
+
+
 def paired_ratio(candidate: Sequence[float], reference: Sequence[float], *,
                  better: Literal["higher", "lower"] = "higher", confidence: float = 0.95,
-                 resamples: int = 2000, seed: int = 0) -> RatioEstimate:
+                 resamples: int = 2000, seed: int = 0, statistic: Statistic = "hodges-lehmann") -> RatioEstimate:
     """The speed ratio candidate/reference from paired rounds (``candidate[k]`` and ``reference[k]``
-    ran next to each other). Raises ValueError on fewer than 2 rounds or a non-positive value."""
+    ran next to each other): the Hodges-Lehmann centre of the per-round log-ratios, or the ratio of
+    the two roles' upper-quartile speeds; the bootstrap resamples whole rounds either way. Raises
+    ValueError on fewer than 2 rounds or a non-positive value."""
     cand, ref = speeds(candidate, better), speeds(reference, better)
     if cand.shape != ref.shape or cand.ndim != 1:
         raise ValueError(f"need paired rounds: {len(candidate)} candidate and {len(reference)} reference values")
@@ -64,13 +87,57 @@ def paired_ratio(candidate: Sequence[float], reference: Sequence[float], *,
         raise ValueError(f"need at least 2 rounds, got {cand.size}")
     if not (np.all(np.isfinite(cand)) and np.all(np.isfinite(ref)) and np.all(cand > 0) and np.all(ref > 0)):
         raise ValueError("every timing value must be a positive finite number")
-    logs = np.log(cand) - np.log(ref)
     rng = np.random.default_rng(seed)
-    picks = rng.integers(0, logs.size, size=(resamples, logs.size))
-    boot = hodges_lehmann(logs[picks])
+    picks = rng.integers(0, cand.size, size=(resamples, cand.size))
+    if statistic == "upper-quartile":
+        centre = upper_quartile_log_ratio(cand, ref)
+        boot = upper_quartile_log_ratio(cand[picks], ref[picks])
+    else:
+        logs = np.log(cand) - np.log(ref)
+        centre = hodges_lehmann(logs)
+        boot = hodges_lehmann(logs[picks])
     low, high = np.quantile(boot, [1.0 - confidence, confidence])
-    return RatioEstimate(float(np.exp(hodges_lehmann(logs))), float(np.exp(low)), float(np.exp(high)),
-                         confidence, int(logs.size), resamples, seed)
+    return RatioEstimate(float(np.exp(centre)), float(np.exp(low)), float(np.exp(high)),
+                         confidence, int(cand.size), resamples, seed, statistic)
+
+
+def look_confidence(confidence: float, looks: int) -> float:
+    """The one-sided confidence of each of ``looks`` looks so that all of them together keep
+    ``confidence`` (Bonferroni: the error probabilities of the looks add up to at most 1 - confidence)."""
+    return 1.0 - (1.0 - confidence) / looks
+
+
+@dataclass(frozen=True)
+class Look:
+    """One look of the sequential schedule: the estimate over the first ``estimate.rounds`` rounds."""
+
+    estimate: RatioEstimate
+    decision: Decision
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rounds": self.estimate.rounds, "ratio": round(self.estimate.ratio, 5),
+                "low": round(self.estimate.low, 5), "high": round(self.estimate.high, 5), "decision": self.decision}
+
+
+def sequential_looks(candidate: Sequence[float], reference: Sequence[float], *, rounds_per_look: int, looks: int,
+                     min_ratio: float, better: Literal["higher", "lower"] = "higher",
+                     confidence: float = 0.95, statistic: Statistic = "hodges-lehmann") -> list[Look]:
+    """The looks taken on these paired rounds: after every ``rounds_per_look`` complete rounds (and
+    no more than ``looks`` times), each at ``look_confidence(confidence, looks)``; the list ends at the
+    first look that decides (pass or fail). The leg runner calls this after each block to know whether
+    to stop; the gate kind calls it on the recorded legs to judge, so both see the same looks."""
+    level = look_confidence(confidence, looks)
+    taken: list[Look] = []
+    for look in range(1, looks + 1):
+        count = look * rounds_per_look
+        if count > len(candidate):
+            break
+        estimate = paired_ratio(candidate[:count], reference[:count], better=better, confidence=level,
+                                statistic=statistic)
+        taken.append(Look(estimate, decide(estimate, min_ratio)))
+        if taken[-1].decision != "inconclusive":
+            break
+    return taken
 
 
 def decide(estimate: RatioEstimate, min_ratio: float) -> Decision:

@@ -1,8 +1,9 @@
 """A warm probe process for perf legs: ``python -m vtgate.perfworker module:function`` calls the probe
 once per line of JSON arguments on stdin and answers each with one line of observation JSON on
-stdout (the probe's own prints go to stderr, as in ``vtgate.probe_entry``). The perf leg runner keeps
-one per role, so a leg costs the probe call, not an interpreter start and imports; that is what lets
-a perf gate time enough interleaved rounds to decide in a minute (docs/perf.md)."""
+stdout (the probe's own prints go to stderr, as in ``vtgate.probe_entry``), after a first line
+``"ready"`` once the probe is imported. The perf leg runner keeps a few per role (rotated over
+rounds), so a leg costs the probe call, not an interpreter start and imports; that is what lets a
+perf gate time enough interleaved rounds to decide in a minute (docs/perf.md)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ import importlib
 import json
 import os
 import sys
+
+READY = b'"ready"'  # the first line a worker writes, once the probe is imported
+
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,6 +26,8 @@ def main(argv: list[str] | None = None) -> int:
     answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # the probe's own prints go to stderr
     function = getattr(importlib.import_module(module_name), function_name)
+    answers.write(READY.decode() + "\n")
+    answers.flush()
     for line in sys.stdin:
         if not line.strip():
             continue

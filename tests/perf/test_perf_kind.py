@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from vtgate.errors import GateError
 from vtgate.kinds import get_kind
-from vtgate.perflegs import leg_order
+from vtgate.perflegs import block_order, leg_order, warmup_order
 from vtgate.records import GateSpec, ProbeRef
 
 OUTPUTS = {"tokens": [1, 2, 3]}
@@ -40,13 +40,36 @@ def test_legs_interleave_after_the_warm_up_pairs():
 def test_an_interval_straddling_the_threshold_is_inconclusive_with_its_numbers():
     cand = [93.0, 99.0, 94.0, 99.5, 95.0, 100.0]  # about 3% slower, spread over the 0.95 line
     with pytest.raises(GateError) as caught:
-        get_kind("perf").evaluate(spec(), PIN, record(cand, [100.0] * 6))
+        get_kind("perf").evaluate(spec(rounds=6, looks=1), PIN, record(cand, [100.0] * 6))
     assert caught.value.kind == "inconclusive"
     assert caught.value.message.startswith("inconclusive: ratio 0.967, 95% one-sided interval [0.940, 0.995] straddles 0.95")
 
 
+def test_each_round_runs_in_the_next_warm_process_pair_with_the_order_alternating():
+    assert block_order(0, 4, 3) == [("candidate", 0, 0), ("reference", 0, 0), ("reference", 1, 1), ("candidate", 1, 1),
+                                    ("candidate", 2, 2), ("reference", 2, 2), ("reference", 3, 0), ("candidate", 3, 0)]
+    assert warmup_order(1, 2) == [("candidate", None, 0), ("reference", None, 0), ("candidate", None, 1),
+                                  ("reference", None, 1)]
+
+
+def test_a_look_that_straddles_is_followed_by_the_next_block_and_the_verdict_names_its_look():
+    straddling = [91.0, 99.0, 92.0, 98.0, 93.0, 97.0]
+    slower = [90.0, 90.5, 89.5, 90.2, 89.8, 90.1]
+    verdict = get_kind("perf").evaluate(spec(rounds=6, looks=3), PIN, record(straddling + slower, [100.0] * 12))
+    assert not verdict.passed
+    assert [(look["rounds"], look["decision"]) for look in verdict.measured["looks"]] == [(6, "inconclusive"), (12, "fail")]
+    assert verdict.measured["look_confidence"] == pytest.approx(1 - 0.05 / 3)
+    assert "; 12 rounds (24 legs + 0 warm-up), look 2 of 3 (95% over all looks, Bonferroni)" in verdict.summary
+
+
+def test_the_verdict_is_the_first_look_that_decides_even_if_more_rounds_were_recorded():
+    faster = [100.0, 101.0, 99.5, 100.5, 100.0, 100.2]
+    verdict = get_kind("perf").evaluate(spec(rounds=6, looks=2), PIN, record(faster + [50.0] * 6, [100.0] * 12))
+    assert verdict.passed and verdict.measured["rounds"] == 6
+
+
 def test_seconds_per_call_slower_candidate_is_red():
-    verdict = get_kind("perf").evaluate(spec(better="lower"), PIN, record([1.3, 1.31, 1.29], [1.0, 1.01, 0.99]))
+    verdict = get_kind("perf").evaluate(spec(better="lower", rounds=3), PIN, record([1.3, 1.31, 1.29], [1.0, 1.01, 0.99]))
     assert not verdict.passed and verdict.measured["ratio"] < 0.8
 
 

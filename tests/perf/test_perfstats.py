@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from vtgate.perfstats import decide, hodges_lehmann, paired_ratio
+from vtgate.perfstats import decide, hodges_lehmann, look_confidence, paired_ratio, sequential_looks
 
 
 def noisy_pairs(ratio: float, rounds: int, spread: float, seed: int = 1) -> tuple[list[float], list[float]]:
@@ -73,3 +73,45 @@ def test_hodges_lehmann_is_the_median_of_walsh_averages():
 def test_bad_samples_are_refused_with_the_reason(cand, ref, message):
     with pytest.raises(ValueError, match=message):
         paired_ratio(cand, ref)
+
+
+def test_each_of_four_looks_spends_a_quarter_of_the_error_rate():
+    assert look_confidence(0.95, 4) == pytest.approx(0.9875)
+    assert look_confidence(0.95, 1) == pytest.approx(0.95)
+
+
+def test_sequential_looks_stop_at_the_first_look_that_decides():
+    cand, ref = noisy_pairs(0.9, 24, 0.03)
+    looks = sequential_looks(cand, ref, rounds_per_look=8, looks=3, min_ratio=0.95)
+    assert [(look.estimate.rounds, look.decision) for look in looks] == [(8, "fail")]
+    assert looks[0].estimate.confidence == pytest.approx(1 - 0.05 / 3)
+
+
+def test_sequential_looks_add_rounds_while_inconclusive_and_end_inconclusive_at_the_last_look():
+    cand, ref = noisy_pairs(0.95, 24, 0.03, seed=2)  # exactly on the threshold: no look may decide
+    looks = sequential_looks(cand, ref, rounds_per_look=8, looks=3, min_ratio=0.95)
+    assert [(look.estimate.rounds, look.decision) for look in looks] == [(8, "inconclusive"), (16, "inconclusive"),
+                                                                         (24, "inconclusive")]
+
+
+def test_a_look_waits_for_its_whole_block_of_rounds():
+    cand, ref = noisy_pairs(0.95, 12, 0.03, seed=2)
+    assert [look.estimate.rounds for look in sequential_looks(cand, ref, rounds_per_look=8, looks=3, min_ratio=0.95)] == [8]
+
+
+def test_the_upper_quartile_ratio_compares_the_least_disturbed_legs_of_each_role():
+    # A slow phase of the host (60-66) hits both roles; the undisturbed legs run at 90 and 100.
+    cand = [90.0, 60.0, 90.5, 61.0, 89.5, 90.0, 60.5, 90.2]
+    ref = [100.0, 66.0, 100.5, 65.0, 99.5, 100.0, 66.5, 100.2]
+    estimate = paired_ratio(cand, ref, statistic="upper-quartile")
+    assert estimate.ratio == pytest.approx(0.9, abs=0.005)
+    assert estimate.statistic == "upper-quartile" and estimate.method.startswith("ratio of upper-quartile speeds")
+    # the per-round centre sees the slow rounds' smaller gap (0.91-0.94) and lands above 0.9
+    assert paired_ratio(cand, ref).ratio > 0.9
+
+
+def test_the_upper_quartile_bootstrap_is_seeded_like_the_paired_one():
+    cand, ref = noisy_pairs(0.9, 12, 0.05)
+    first = paired_ratio(cand, ref, statistic="upper-quartile", seed=4)
+    again = paired_ratio(cand, ref, statistic="upper-quartile", seed=4)
+    assert (first.low, first.high) == (again.low, again.high) and first.low < first.ratio < first.high

@@ -97,8 +97,15 @@ def _build_runner(
     runner = GateRunner(oracle.suite, selected, env, oracle.digest, timeout, deliberate=oracle.deliberate,
                         oracle_source="the checkout" if oracle.source == "checkout" else f"commit {oracle.source}",
                         knobs=Knobs(oracle.knob_prefixes, oracle.named_knobs), artifacts=oracle.artifacts,
-                        artifacts_root=oracle.artifacts_root)
+                        artifacts_root=oracle.artifacts_root, perf_gates=perf_gates(oracle.suite, selected))
     return runner, list(rest), True
+
+
+def perf_gates(suite: Path, selected: tuple[str, ...]) -> frozenset[str]:
+    """The selected gates of kind perf: each candidate is timed against GOOD's commit (docs/perf.md)."""
+    from vtgate.suite import load_suite
+
+    return frozenset(spec.name for spec in load_suite(suite).gates if spec.kind == "perf" and spec.name in selected)
 
 
 CLUSTER_OPTIONS = ("--executor", "--scheduler", "--resources")  # where judgements ran, not what they judged
@@ -207,6 +214,8 @@ def run_command(
         pinned = pinned_argv(argv, rng, suite_from)  # now: the branches named may move on later
         if isinstance(runner, CommandRunner):
             runner.plan = resolve_command(runner.argv, repo, Path.cwd(), env, (rng.good.sha, rng.bad.sha))
+        elif isinstance(runner, GateRunner):
+            runner.perf_reference = rng.good.sha  # perf gates: each candidate's speed as a ratio to GOOD's
         settings = resolve_settings(executor, scheduler, resources, environment_settings(), project_table(repo))
     except (RangeError, BisectError, CommandError, ExecutorError) as error:
         raise fail(str(error), error.exit_code) from None

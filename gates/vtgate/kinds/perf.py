@@ -2,8 +2,9 @@
 candidate (the gate's own env) and a declared reference (another arm of the same tree, or the same
 probe on a reference revision) in interleaved legs, run one at a time by ``vtgate.perflegs`` after a
 quiet-host preflight each; the verdict is the speed ratio candidate/reference with a bootstrap
-interval (``vtgate.perfstats``): green when the interval clears ``min_ratio``, red when it lies below,
-and an error of kind ``inconclusive`` when it straddles it. Every leg's exact outputs (tokens, digests,
+interval (``vtgate.perfstats``), looked at after every block of ``rounds`` rounds (at most ``looks``
+times, Bonferroni-corrected, within a time ``budget``): green when the interval clears ``min_ratio``,
+red when it lies below, and an error of kind ``inconclusive`` when it still straddles it at the end. Every leg's exact outputs (tokens, digests,
 counters) must equal the golden's, or the leg is rejected: a fast wrong answer never passes. A noisy
 host is an error of kind ``noisy``, never a red or a green.
 
@@ -21,12 +22,13 @@ from vtgate.errors import ErrorKind, GateError
 from vtgate.hostcheck import policy_problems
 from vtgate.kinds._common import first_divergence, short, str_list
 from vtgate.perflegs import OUTPUT_FIELDS
-from vtgate.perfstats import METHOD, RatioEstimate, decide, paired_ratio
+from vtgate.perfstats import STATISTICS, Look, look_confidence, sequential_looks
 from vtgate.records import Cases, GateSpec, ProbeRef, ProbeRequest, Verdict
 
 RUNNER = ProbeRef(callable="vtgate.perflegs:measure")
 LABEL = "legs"
-DEFAULTS = {"better": "higher", "confidence": 0.95, "rounds": 6, "warmup": 1, "leg_timeout": 60.0}
+DEFAULTS = {"better": "higher", "confidence": 0.95, "rounds": 6, "looks": 4, "budget": 45.0, "workers": 3,
+            "warmup": 1, "leg_timeout": 60.0, "statistic": "hodges-lehmann"}
 REFERENCE_KEYS = frozenset({"env", "ref"})
 ROLES = ("candidate", "reference")
 
@@ -39,14 +41,16 @@ class PerfKind:
     name = "perf"
     pin_source = "golden"
     opt_in = True  # selected only by --gate NAME or a -k expression naming 'perf' (vtgate.suite.select_gates)
-    option_keys = frozenset({"metric", "better", "min_ratio", "confidence", "rounds", "warmup", "reference",
-                             "quiet", "compare", "leg_timeout", "fresh_process"})
+    option_keys = frozenset({"metric", "better", "min_ratio", "confidence", "rounds", "looks", "budget", "workers",
+                             "statistic", "warmup", "reference", "quiet", "compare", "leg_timeout", "fresh_process"})
     default_probe: ProbeRef | None = None
 
     def validate(self, options: Mapping[str, Any]) -> list[str]:
         problems = []
         if not isinstance(options.get("metric"), str) or not options["metric"]:
             problems.append('perf gates need metric = "<observation field of a timing>", e.g. metric = "timing.decode_tok_s"')
+        if options.get("statistic", DEFAULTS["statistic"]) not in STATISTICS:
+            problems.append(f"statistic must be one of {', '.join(STATISTICS)} (docs/perf.md, the statistics)")
         if options.get("better", "higher") not in ("higher", "lower"):
             problems.append('better must be "higher" (tokens/s) or "lower" (seconds per call)')
         ratio: Any = options.get("min_ratio")
@@ -55,10 +59,13 @@ class PerfKind:
         confidence = options.get("confidence", DEFAULTS["confidence"])
         if not (_number(confidence) and 0.5 < confidence < 1):
             problems.append("confidence must lie between 0.5 and 1 (e.g. 0.95)")
-        for key, least in (("rounds", 3), ("warmup", 0)):
+        for key, least in (("rounds", 3), ("looks", 1), ("workers", 1), ("warmup", 0)):
             value = options.get(key, DEFAULTS[key])
             if not (isinstance(value, int) and not isinstance(value, bool) and value >= least):
                 problems.append(f"{key} must be an integer >= {least}")
+        budget = options.get("budget", DEFAULTS["budget"])
+        if not (_number(budget) and budget > 0):
+            problems.append("budget must be a positive number of seconds (no new block of rounds starts past it)")
         timeout = options.get("leg_timeout", DEFAULTS["leg_timeout"])
         if not (_number(timeout) and timeout > 0):
             problems.append("leg_timeout must be a positive number of seconds")
@@ -94,6 +101,9 @@ class PerfKind:
             "quiet": options.get("quiet"), "suite": str(spec.source),
             "compare": list(options.get("compare", OUTPUT_FIELDS)),
             "fresh_process": bool(options.get("fresh_process", False)),
+            "looks": options["looks"], "budget": float(options["budget"]), "workers": options["workers"],
+            "min_ratio": float(options["min_ratio"]), "better": options["better"],
+            "confidence": float(options["confidence"]), "statistic": options["statistic"],
         }
         return [ProbeRequest(label=LABEL, probe=RUNNER, args=args, env={})]
 
@@ -125,15 +135,17 @@ class PerfKind:
             return Verdict(False, summary, {"rejected_leg": leg["index"], "difference": difference},
                            {"outputs": "golden"}, Cases(0, 1, (f"leg-{leg['index']}",)))
         options = {**DEFAULTS, **spec.options}
-        estimate = _estimate(spec, legs, options)
-        decision = decide(estimate, float(options["min_ratio"]))
-        measured = _measured(estimate, decision, legs, record)
-        line = _line(estimate, decision, float(options["min_ratio"]), legs, record)
+        looks = _looks(spec, legs, options)
+        final = looks[-1]
+        estimate, decision = final.estimate, final.decision
+        measured = _measured(looks, options, legs, record)
+        line = _line(final, len(looks), options, legs, record)
         if decision == "inconclusive":
-            raise GateError(f"inconclusive: {line}; more rounds or a quieter host would decide", "inconclusive")
+            raise GateError(f"inconclusive: {line}; more rounds (rounds, looks, budget) or a quieter host would decide",
+                            "inconclusive")
         cases = Cases(estimate.rounds, 0) if decision == "pass" else Cases(0, estimate.rounds, ("ratio",))
         return Verdict(decision == "pass", line, measured,
-                       {"min_ratio": options["min_ratio"], "confidence": estimate.confidence}, cases)
+                       {"min_ratio": options["min_ratio"], "confidence": float(options["confidence"])}, cases)
 
     def pin_from(self, spec: GateSpec, observations: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
         record = observations[LABEL]
@@ -218,17 +230,21 @@ def _output_difference(pinned: Mapping[str, Any], found: Mapping[str, Any]) -> s
     return None
 
 
-def _estimate(spec: GateSpec, legs: list[Mapping[str, Any]], options: Mapping[str, Any]) -> RatioEstimate:
+def _looks(spec: GateSpec, legs: list[Mapping[str, Any]], options: Mapping[str, Any]) -> list[Look]:
+    """The sequential looks at the recorded rounds (the same ones the leg runner took to stop)."""
     pairs: dict[int, dict[str, float]] = {}
     for leg in legs:
         if leg.get("round") is not None:
             pairs.setdefault(int(leg["round"]), {})[leg["role"]] = float(leg["value"])
     complete = [pair for _, pair in sorted(pairs.items()) if set(pair) == set(ROLES)]
-    if len(complete) < 2:
-        raise GateError(f"gate '{spec.name}': only {len(complete)} complete rounds were measured; need at least 2",
-                        "probe")
-    return paired_ratio([p["candidate"] for p in complete], [p["reference"] for p in complete],
-                        better=options["better"], confidence=float(options["confidence"]))
+    rounds = int(options["rounds"])
+    if len(complete) < max(2, rounds):
+        raise GateError(f"gate '{spec.name}': only {len(complete)} complete rounds were measured; the first look "
+                        f"needs {rounds}", "probe")
+    return sequential_looks([p["candidate"] for p in complete], [p["reference"] for p in complete],
+                            rounds_per_look=rounds, looks=int(options["looks"]),
+                            min_ratio=float(options["min_ratio"]), better=options["better"],
+                            confidence=float(options["confidence"]), statistic=options["statistic"])
 
 
 def stage_changes(legs: list[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
@@ -268,13 +284,26 @@ def _host_range(legs: list[Mapping[str, Any]]) -> tuple[float, float] | None:
     return (min(loads), max(loads)) if loads else None
 
 
-def _line(estimate: RatioEstimate, decision: str, min_ratio: float, legs: list[Mapping[str, Any]],
+def _percent(level: float) -> str:
+    return f"{round(level * 100, 2):g}%"
+
+
+def _line(final: Look, taken: int, options: Mapping[str, Any], legs: list[Mapping[str, Any]],
           record: Mapping[str, Any]) -> str:
-    relation = {"pass": ">=", "fail": "<", "inconclusive": "straddles"}[decision]
+    estimate, min_ratio = final.estimate, float(options["min_ratio"])
+    looks, confidence = int(options["looks"]), float(options["confidence"])
+    relation = {"pass": ">=", "fail": "<", "inconclusive": "straddles"}[final.decision]
     warmups = sum(1 for leg in legs if leg.get("round") is None)
-    text = (f"ratio {estimate.ratio:.3f}, {estimate.confidence:.0%} one-sided interval [{estimate.low:.3f}, "
-            f"{estimate.high:.3f}] {relation} {min_ratio:g}; {estimate.rounds} rounds ({len(legs) - warmups} legs "
-            f"+ {warmups} warm-up), {METHOD}")
+    judged = sum(1 for leg in legs if leg.get("round") is not None and leg["round"] < estimate.rounds)
+    text = (f"ratio {estimate.ratio:.3f}, {_percent(estimate.confidence)} one-sided interval [{estimate.low:.3f}, "
+            f"{estimate.high:.3f}] {relation} {min_ratio:g}; {estimate.rounds} rounds ({judged} legs + {warmups} "
+            f"warm-up)")
+    if looks > 1:
+        text += f", look {taken} of {looks} ({_percent(confidence)} over all looks, Bonferroni)"
+        stopped = record.get("stopped")
+        if final.decision == "inconclusive" and isinstance(stopped, str) and stopped.startswith("budget"):
+            text += f", stopped by the {float(options['budget']):g} s budget"
+    text += f", {estimate.method}"
     host = _host_range(legs)
     if host is not None:
         text += f"; host load {host[0]:.2f}..{host[1]:.2f}/core"
@@ -283,14 +312,20 @@ def _line(estimate: RatioEstimate, decision: str, min_ratio: float, legs: list[M
     return text + _stage_text(stage_changes(legs))
 
 
-def _measured(estimate: RatioEstimate, decision: str, legs: list[Mapping[str, Any]],
+def _measured(looks: list[Look], options: Mapping[str, Any], legs: list[Mapping[str, Any]],
               record: Mapping[str, Any]) -> dict[str, Any]:
     host = _host_range(legs)
+    final = looks[-1]
     return {
-        **estimate.to_json(), "decision": decision, "legs": len(legs),
+        **final.estimate.to_json(), "decision": final.decision, "legs": len(legs),
+        "looks": [look.to_json() for look in looks], "looks_max": int(options["looks"]),
+        "look_confidence": look_confidence(float(options["confidence"]), int(options["looks"])),
+        "stopped": record.get("stopped"), "workers": record.get("workers"),
+        "legs_seconds": record.get("legs_seconds"),
         "host_load_per_core": list(host) if host else None,
         "stages": stage_changes(legs),
         "reference": dict(record.get("reference", {})),
         "values": [{"leg": leg["index"], "role": leg["role"], "round": leg.get("round"), "value": leg.get("value"),
-                    "load_per_core": leg.get("host", {}).get("load_per_core")} for leg in legs],
+                    "worker": leg.get("worker"), "load_per_core": leg.get("host", {}).get("load_per_core")}
+                   for leg in legs],
     }
