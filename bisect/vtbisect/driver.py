@@ -30,7 +30,7 @@ from vtgate.exitcodes import ExitCode
 
 from vtbisect.cache import VerdictCache, make_key
 from vtbisect.dag import MultiGateDag
-from vtbisect.judges import COMMAND_GATE, Judgement, Runner
+from vtbisect.judges import COMMAND_GATE, Judgement, Runner, host_undecided
 from vtbisect.revisions import (
     Commit,
     Range,
@@ -259,9 +259,10 @@ class Bisection:
             evaluation = self._judge_fresh(point, repeat)
             if evaluation.runs:
                 self._durations.append(evaluation.seconds / evaluation.runs)
-            self.cache.put(key, {"verdicts": evaluation.verdicts, "votes": evaluation.votes,
-                                 "log": evaluation.log[-20000:], "details": evaluation.details,
-                                 "note": evaluation.note, "commit": point.commit.sha})
+            if not host_undecided(evaluation.details):
+                self.cache.put(key, {"verdicts": evaluation.verdicts, "votes": evaluation.votes,
+                                     "log": evaluation.log[-20000:], "details": evaluation.details,
+                                     "note": evaluation.note, "commit": point.commit.sha})
         step = Step(
             number=0, phase=phase, commit=point.commit.sha, subject=point.commit.subject, reverts=point.reverts,
             verdicts=dict(evaluation.verdicts), votes={g: list(v) for g, v in evaluation.votes.items()},

@@ -207,6 +207,15 @@ def package_digest(folder: Path) -> str:
 
 PERF_UNDECIDED_KINDS = {"inconclusive", "noisy"}  # a perf gate that could not tell: never good, never bad
 PERF_REMEASURES = 1  # fresh measurements of an undecided perf gate before the candidate counts as untestable
+
+
+def host_undecided(details: Mapping[str, Any]) -> bool:
+    """Whether a perf gate of this evaluation could not tell on this host at this time (inconclusive or
+    noisy): such a skip says nothing about the commit, so it is never cached: a later run on a quieter
+    host measures again."""
+    return any(isinstance(d, Mapping) and d.get("error_kind") in PERF_UNDECIDED_KINDS for d in details.values())
+
+
 PERF_REFERENCE_ENV = "VTGATE_PERF_REFERENCE_REF"  # read by vtgate.perflegs: the reference revision to time against
 
 GOOD_STATUSES = {"green", "deliberate-red"}
