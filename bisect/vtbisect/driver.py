@@ -202,7 +202,7 @@ class Bisection:
         self.dropped: dict[str, str] = {}
         self._known: dict[tuple[str, tuple[str, ...], int, str], Step] = {}
         self._durations: list[float] = []
-        self._prefetched: list[tuple[int, Step]] = []
+        self._prefetched: list[tuple[str, Step]] = []  # (commit, step) judged beside GOOD
         self._trees: dict[str, str] = {}
         self._overturned: dict[tuple[str, tuple[str, ...]], int] = {}  # confirmations that flipped a point
         self._settled: dict[tuple[str, tuple[str, ...]], dict[str, Verdict]] = {}  # verdicts a recheck settled

@@ -241,6 +241,7 @@ class GateRunner:
     oracle_source: str = "the checkout"
     python: str = sys.executable
     knobs: Knobs = DEFAULT_KNOBS
+    leaks: CommandPlan | None = None  # your checkout's folders on PATH / PYTHONPATH, pointed at the worktree
 
     def argv(self, root: Path) -> list[str]:
         gate_args = [arg for gate in self.gates for arg in ("--gate", gate)]
@@ -255,7 +256,8 @@ class GateRunner:
 
             # The judge outside the candidate tree: this interpreter and the vtgate that runs check.
             self._identity = {"python": self.python, "version": interpreter_version(self.python, self.env),
-                              "vtgate": package_digest(Path(vtgate.__file__).parent)}
+                              "vtgate": package_digest(Path(vtgate.__file__).parent),
+                              "leaks": dict(self.leaks.identity) if self.leaks else {}}
         return json.dumps({"mode": "gate", "suite": self.digest, "gates": sorted(self.gates),
                            "timeout": self.timeout, "identity": self._identity}, sort_keys=True)
 
@@ -265,7 +267,10 @@ class GateRunner:
     def judge(self, prepared: Prepared) -> Judgement:
         start = time.monotonic()
         argv = self.argv(prepared.path)
-        code, out, err, timed_out = run_child(argv, prepared.path, child_env(self.env, prepared), self.timeout)
+        env = child_env(self.env, prepared)
+        if self.leaks:
+            env = self.leaks.env_for(env, prepared.path)
+        code, out, err, timed_out = run_child(argv, prepared.path, env, self.timeout)
         seconds = time.monotonic() - start
         log = f"$ {' '.join(argv)}\n--- stdout ---\n{out}--- stderr ---\n{err}\nexit {code}"
         if timed_out:
