@@ -129,7 +129,7 @@ HASHED_UP_TO = 64 << 20  # a bigger file (a model, a data set) is keyed by size 
 COPIED_UP_TO = 1 << 20  # the evidence keeps a copy of the judge's scripts, not of its data
 
 
-def _sha256(path: Path) -> str:
+def file_digest(path: Path) -> str:
     """The file's sha256; for a file over ``HASHED_UP_TO`` bytes, ``stat:<size>:<mtime_ns>`` instead."""
     info = path.stat()
     if info.st_size > HASHED_UP_TO:
@@ -226,7 +226,7 @@ class _Resolver:
     def user_file(self, path: Path) -> None:
         """A file outside the worktree that the judge reads: its content is part of the identity."""
         if path.is_file():
-            self.files[str(path)] = _sha256(path)
+            self.files[str(path)] = file_digest(path)
             if path.stat().st_size <= COPIED_UP_TO:
                 self.judge_files.append(str(path))
 

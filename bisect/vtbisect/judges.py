@@ -28,7 +28,7 @@ from vtgate.exitcodes import ExitCode
 from vtgate.proctree import ChildProcesses
 
 from vtbisect.cache import DEFAULT_KNOBS, Knobs
-from vtbisect.judgecmd import CommandPlan
+from vtbisect.judgecmd import CommandPlan, file_digest
 from vtbisect.search import Verdict
 from vtbisect.worktrees import Prepared
 
@@ -145,7 +145,25 @@ class CommandRunner:
     def recipe(self) -> list[str]:
         return list(self.argv)
 
+    def unchanged_judge(self, commit: str) -> None:
+        """The judge's files outside the worktree still hold what they held when the run started (what
+        every verdict so far, and the cache key, were made with); else the run stops, exit 2."""
+        files: Mapping[str, str] = self.plan.identity.get("files", {}) if self.plan else {}
+        for path, digest in files.items():
+            try:
+                now = file_digest(Path(path))
+            except OSError:
+                now = "missing"
+            if now != digest:
+                raise JudgeAbort(
+                    f"the judge changed during the bisection: {path} had sha256 {digest} when the run started, "
+                    f"and has {now} before judging {commit[:10]}; verdicts of two different judges cannot be "
+                    "combined, so the run stops here; fix: leave the judge unchanged while vtbisect runs, then run "
+                    "again (the verdict cache keys on the judge's content: a changed judge is judged afresh)",
+                    ExitCode.USAGE)
+
     def judge(self, prepared: Prepared) -> Judgement:
+        self.unchanged_judge(prepared.commit)
         start = time.monotonic()
         argv = self.plan.argv_for(prepared.path) if self.plan else list(self.argv)
         cwd = self.plan.cwd_for(prepared.path) if self.plan else prepared.path
