@@ -152,3 +152,40 @@ def test_over_nested_merges_vtbisect_judges_what_git_bisect_run_judges(make_hist
     assert ran.record["evaluations"] == len(git_judged) + 2 + bad_is_culprit
     # the culprit's first parent was judged green by the search itself: the proof needs no extra step
     assert ran.culprits[0]["proof"]["parent_green"].startswith("step ")
+
+
+@pytest.mark.parametrize("where", ["sub", "second"])
+def test_with_untestable_commits_the_graph_search_steps_away_as_git_bisect_does(make_history, kit, tmp_path, where):
+    # git ranks by distance and commit id once anything was skipped, and steps away from an untestable
+    # best commit with its fixed pseudo-random skip_away: the pure search (vtbisect.dag) does the same.
+    from vtbisect.dag import DagSearch
+
+    repo, good, culprit = nested_merges_with_culprit(make_history, kit, where)
+    lines = kit.git(repo.path, "log", "--format=%H %ct %P", f"{good}..HEAD").splitlines()
+    parents = {line.split()[0]: line.split()[2:] for line in lines}
+    dates = {line.split()[0]: int(line.split()[1]) for line in lines}
+    bad_set = set(kit.git(repo.path, "rev-list", "--ancestry-path", f"{culprit}..HEAD").split()) | {culprit}
+    bad = lines[0].split()[0]
+    order = DagSearch(list(parents), parents, bad, dates).order  # oldest first
+    # git's first pick is untestable (so it must step away at once), and every third commit besides
+    first_pick = DagSearch(list(parents), parents, bad, dates).git_choice()
+    untestable = ({first_pick} | {sha for i, sha in enumerate(order) if i % 3 == 1}) - {culprit, bad}
+    log = tmp_path / "git-judged.txt"
+    judge = tmp_path / "judge.sh"
+    judge.write_text(f"#!/bin/sh\nhead=$(git rev-parse HEAD)\necho $head >> {log}\n"
+                     f"case ' {' '.join(sorted(untestable))} ' in *\" $head \"*) exit 125;; esac\n"
+                     "grep -q bad a.txt && exit 1\nexit 0\n")
+    judge.chmod(0o755)
+    kit.git(repo.path, "bisect", "start", "HEAD", good)
+    subprocess.run(["git", "-C", str(repo.path), "bisect", "run", str(judge)], capture_output=True, text=True)
+    kit.git(repo.path, "bisect", "reset")
+    git_judged = log.read_text().split()
+    assert set(git_judged) & untestable, "the history must make git meet an untestable commit"
+
+    search = DagSearch(list(parents), parents, bad, dates)
+    judged = []
+    while not search.done:
+        (sha,) = search.propose(1)
+        judged.append(sha)
+        search.record(sha, "skip" if sha in untestable else "bad" if sha in bad_set else "good")
+    assert judged == git_judged
