@@ -146,8 +146,8 @@ def main() -> None:
     lines = [f"{args.histories} generated histories (seed {args.seed}): a mainline of 6 topic merges, half the "
              f"topics with a sub-branch merged into them; {statistics.median(sizes):.0f} commits in GOOD..BAD "
              f"(median; {min(sizes)}-{max(sizes)}); the culprit a random one of them. Judgements to find it "
-             f"(vtbisect: evaluations, BAD and GOOD and the parent-green proof included; git: its `running` "
-             f"lines). Load average {load_average()}.", "",
+             f"(vtbisect: evaluations, GOOD, the culprit's recheck and, when judged, BAD or the parent-green proof "
+             f"included; git: its `running` lines). Load average {load_average()}.", "",
              "| run | right culprit | judgements, median | mean | max |", "|---|---|---|---|---|"]
     for label, counts in rows.items():
         lines.append(f"| {label} | {right[label]}/{args.histories} | {statistics.median(counts):.0f} | "

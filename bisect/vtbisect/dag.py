@@ -8,15 +8,25 @@ reaches (its ancestors in the set, itself included); a verdict of bad keeps thos
 so the best commit maximises ``min(reach(c), size - reach(c))``. Merges are no special case: a commit
 on a merged branch is just a commit whose reach does not include the mainline before the merge.
 
+Among commits that halve equally well, the choice is git's own (``find_bisection`` in git's bisect.c),
+so that a run judges the commits ``git bisect run`` would: git lists the suspects as its revision walk
+from the newest bad commit yields them (newest committer date first; among equal dates, first seen
+first), oldest first; returns the first merge, then the first commit in the order its weight is
+filled in, that is within one of the half (``approx_halfway``); else the first commit of the list at
+the best distance. Once any commit has been judged untestable git ranks by distance, then commit id,
+and steps away from an untestable best commit with its fixed pseudo-random ``skip_away``; so does this.
+
 Reachability is a bitset per commit (a Python int over the candidates in topological order), so a
 graph of a few thousand candidates costs a few milliseconds per proposal."""
 
 from __future__ import annotations
 
+import heapq
+import struct
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from vtbisect.search import Verdict
+from vtbisect.search import Verdict, approx_halfway
 
 
 @dataclass(frozen=True)
@@ -33,13 +43,18 @@ class DagOutcome:
 
 class DagSearch:
     """One gate's bisection over ``candidates`` (every commit of ``GOOD..BAD``, ``bad`` among them),
-    with ``parents`` giving each candidate's parents (parents outside the candidates are known good)."""
+    with ``parents`` giving each candidate's parents (parents outside the candidates are known good)
+    and ``dates`` their committer dates (git's order among equally good choices; absent: all equal)."""
 
-    def __init__(self, candidates: Sequence[str], parents: Mapping[str, Sequence[str]], bad: str) -> None:
+    def __init__(self, candidates: Sequence[str], parents: Mapping[str, Sequence[str]], bad: str,
+                 dates: Mapping[str, int] | None = None) -> None:
         if bad not in candidates:
             raise ValueError(f"BAD {bad} is not one of the candidates")
         self.order = _topological(candidates, parents)
         self.index = {sha: i for i, sha in enumerate(self.order)}
+        self.parent_index = [tuple(self.index[p] for p in parents.get(sha, ()) if p in self.index)
+                             for sha in self.order]
+        self.dates = [int((dates or {}).get(sha, 0)) for sha in self.order]
         self.reach: list[int] = []
         for sha in self.order:  # parents come first in topological order
             bits = 1 << self.index[sha]
@@ -83,15 +98,86 @@ class DagSearch:
         return not self.untested()
 
     def propose(self, k: int = 1, *, taken: Iterable[str] = ()) -> list[str]:
-        """Up to ``k`` commits, best halving first (ties: the oldest in topological order)."""
+        """Up to ``k`` commits: git's choice first (``git_choice``), then the next best halving ones
+        (ties: the oldest in topological order)."""
         suspects = self.suspects()
         size = bin(suspects).count("1")
-        free = [sha for sha in self.untested() if sha not in set(taken)]
+        taken = set(taken)
+        free = [sha for sha in self.untested() if sha not in taken]
+        if not free:
+            return []
+        chosen = self.git_choice()
+        first = [chosen] if chosen in free else []
         scored = []
         for sha in free:
-            reach = bin(self.reach[self.index[sha]] & suspects).count("1")
-            scored.append((-min(reach, size - reach), self.index[sha], sha))
-        return [sha for _, _, sha in sorted(scored)[:k]]
+            if sha not in first:
+                reach = bin(self.reach[self.index[sha]] & suspects).count("1")
+                scored.append((-min(reach, size - reach), self.index[sha], sha))
+        return (first + [sha for _, _, sha in sorted(scored)])[:k]
+
+    def git_list(self) -> list[int]:
+        """The suspects as git's ``find_bisection`` lists them (indices into ``order``): its revision
+        walk from the newest bad commit (newest committer date first; equal dates in the order first
+        seen, parents in parent order) yields them newest first; the list is that, reversed."""
+        suspects = self.suspects()
+        top = self.index[self._first_known_bad(suspects)]
+        queue, seen, seq, walked = [(-self.dates[top], 0, top)], {top}, 1, []
+        while queue:
+            _, _, i = heapq.heappop(queue)
+            walked.append(i)
+            for parent in self.parent_index[i]:
+                if suspects >> parent & 1 and parent not in seen:
+                    seen.add(parent)
+                    heapq.heappush(queue, (-self.dates[parent], seq, parent))
+                    seq += 1
+        walked.reverse()
+        return walked
+
+    def git_choice(self) -> str | None:
+        """The commit ``git bisect`` would check out next, or None when it would name the first bad
+        commit (nothing left to judge)."""
+        if not self.untested():
+            return None
+        suspects = self.suspects()
+        listed = self.git_list()
+        top = listed[-1]
+        nr = len(listed)
+        weight = {i: bin(self.reach[i] & suspects).count("1") for i in listed}
+        if any(v == "skip" for v in self.verdicts.values()):
+            return self.order[self._git_skip_choice(listed, weight, top)]
+        inside = {i: [p for p in self.parent_index[i] if suspects >> p & 1] for i in listed}
+        for i in listed:  # merges: their weight is counted first
+            if len(inside[i]) >= 2 and approx_halfway(weight[i], nr):
+                return self.order[i]
+        known = {i for i in listed if len(inside[i]) != 1}
+        while len(known) < nr:  # then single-parent commits, as their parent's weight becomes known
+            for i in listed:
+                if i not in known and inside[i][0] in known:
+                    known.add(i)
+                    if approx_halfway(weight[i], nr):
+                        return self.order[i]
+        best, best_distance = listed[0], -1
+        for i in listed:
+            distance = min(weight[i], nr - weight[i])
+            if distance > best_distance:
+                best, best_distance = i, distance
+        return self.order[best]
+
+    def _git_skip_choice(self, listed: list[int], weight: Mapping[int, int], top: int) -> int:
+        """git with untestable commits: best distance first, then commit id; an untestable best is
+        stepped away from (``filter_skipped`` and ``skip_away``)."""
+        nr = len(listed)
+        ranked = sorted(listed, key=lambda i: (-min(weight[i], nr - weight[i]), self.order[i]))
+        skipped = {i for i in listed if self.verdicts.get(self.order[i]) == "skip"}
+        if ranked[0] not in skipped:
+            return ranked[0]
+        kept = [i for i in ranked if i not in skipped]
+        count = len(kept)
+        prn = _git_prn(count)
+        at = (count * prn // PRN_MODULO) * _git_sqrti(prn) // _git_sqrti(PRN_MODULO)
+        if kept[at] != top:
+            return kept[at]
+        return kept[at - 1] if at > 0 else kept[0]
 
     def outcome(self) -> DagOutcome:
         suspects = self.suspects()
@@ -100,6 +186,32 @@ class DagSearch:
         skipped = tuple(sha for i, sha in enumerate(self.order)
                         if inside >> i & 1 and self.verdicts.get(sha) == "skip")
         return DagOutcome(first_bad=top, candidates=(*skipped, top))
+
+
+PRN_MODULO = 32768
+
+
+def _git_prn(count: int) -> int:
+    """git's ``get_prn``: a fixed pseudo-random number from ``count`` (unsigned 32-bit arithmetic)."""
+    count = (count * 1103515245 + 12345) & 0xFFFFFFFF
+    return (count // 65536) % PRN_MODULO
+
+
+def _f32(value: float) -> float:
+    return struct.unpack("f", struct.pack("f", value))[0]
+
+
+def _git_sqrti(value: int) -> int:
+    """git's ``sqrti``: Newton's method in single-precision floats, truncated."""
+    if not value:
+        return 0
+    x = _f32(value)
+    while True:
+        y = _f32(_f32(x + _f32(_f32(value) / x)) / 2)
+        d = y - x if y > x else x - y
+        x = y
+        if d < 0.5:
+            return int(x)
 
 
 def _topological(candidates: Sequence[str], parents: Mapping[str, Sequence[str]]) -> list[str]:
@@ -131,8 +243,8 @@ class MultiGateDag:
     """Per-gate ``DagSearch``es over one graph that share judgements (as ``MultiGateSearch``)."""
 
     def __init__(self, gates: Sequence[str], candidates: Sequence[str], parents: Mapping[str, Sequence[str]],
-                 bad: str) -> None:
-        self.searches = {gate: DagSearch(candidates, parents, bad) for gate in gates}
+                 bad: str, dates: Mapping[str, int] | None = None) -> None:
+        self.searches = {gate: DagSearch(candidates, parents, bad, dates) for gate in gates}
 
     @property
     def done(self) -> bool:

@@ -2,8 +2,11 @@
 
 One ``Bisection`` owns a range, a runner, a worktree pool and the verdict cache. It
 
-1. judges BAD and GOOD first (together when ``-j`` >= 2), so a wrong endpoint costs one judgement;
-   GOOD off BAD's first-parent line is replaced by the line's newest commit it contains;
+1. judges GOOD first (with ``-j`` >= 2 beside the first cut points), so a wrong GOOD costs one
+   judgement; GOOD off BAD's first-parent line is replaced by the line's newest commit it contains.
+   BAD is judged only when the search would name BAD itself (git bisect run never judges it; a
+   culprit below BAD is proved by its own red verdict) -- or first, beside GOOD, with ``--all-red``,
+   which needs BAD's verdicts to choose the gates;
 2. runs the per-gate searches together, ``jobs`` candidates per round, one judgement serving every
    gate; ``--repeat N`` settles each judgement by adaptive majority and records disagreement as
    flakiness;
@@ -199,7 +202,7 @@ class Bisection:
         self.dropped: dict[str, str] = {}
         self._known: dict[tuple[str, tuple[str, ...], int, str], Step] = {}
         self._durations: list[float] = []
-        self._prefetched: list[tuple[int, Step]] = []
+        self._prefetched: list[tuple[str, Step]] = []  # (commit, step) judged beside GOOD
         self._trees: dict[str, str] = {}
         self._overturned: dict[tuple[str, tuple[str, ...]], int] = {}  # confirmations that flipped a point
         self._settled: dict[tuple[str, tuple[str, ...]], dict[str, Verdict]] = {}  # verdicts a recheck settled
@@ -350,27 +353,76 @@ class Bisection:
             seconds=round(time.monotonic() - start, 3), notes=tuple(self.notes), dropped=dict(self.dropped),
         )
 
+    @property
+    def lazy_bad(self) -> bool:
+        """BAD is judged only when the search would name it (the gates are known without it)."""
+        return not self.options.all_red
+
+    def _first_cuts(self, spare: int) -> list[Point]:
+        """The first ``spare`` commits the search would judge (judged beside GOOD with ``-j`` >= 2)."""
+        if not spare:
+            return []
+        if self.graph_mode:
+            commits = describe_many(self.rng.repo, commits_between(self.rng.repo, self.rng.good.sha, self.rng.bad.sha))
+            graph = MultiGateDag(self.runner.gates, [c.sha for c in commits], {c.sha: c.parents for c in commits},
+                                 self.rng.bad.sha, {c.sha: c.date for c in commits})
+            by_sha = {c.sha: c for c in commits}
+            return [Point(by_sha[sha]) for sha in graph.propose(spare)]
+        return self._points(MultiGateSearch(self.runner.gates, len(self.rng.candidates)).propose(spare), ())
+
     def _verify_endpoints(self) -> tuple[str, ...]:
-        """Judge BAD and GOOD before any search, so a wrong endpoint costs one judgement, not a search:
-        with ``-j`` >= 2 both in the first round (spare slots judge the first cut points, kept only if
-        the endpoints hold); with ``-j 1`` BAD, then GOOD. GOOD here is ``Range.base``: GOOD, or the
-        first-parent commit judged in its place when GOOD is off BAD's first-parent line."""
+        """Judge GOOD before any search, so a wrong GOOD costs one judgement, not a search; with ``-j``
+        >= 2 the spare slots of that round judge the first cut points (kept only if GOOD holds). BAD
+        waits until the search would name it (``_bad_checked``), except with ``--all-red``, where
+        BAD's verdicts choose the gates: then BAD first (``-j 1``) or beside GOOD. GOOD here is
+        ``Range.base``: GOOD, or the first-parent commit judged in its place when GOOD is off BAD's
+        first-parent line."""
         bad_point, good_point = Point(self.rng.bad), Point(self._base())
         jobs = max(1, self.options.jobs)
+        if self.lazy_bad:
+            ahead = self._first_cuts(jobs - 1)
+            steps = self.judge_round([good_point, *ahead], "endpoint", phases=["endpoint"] + ["search"] * len(ahead))
+            good_step = self._rechecked(good_point, steps[0], "good")
+            gates = self._gates_green_at_good(good_step, tuple(self.runner.gates))
+            self._prefetched = [(p.commit.sha, step) for p, step in zip(ahead, steps[1:], strict=True)]
+            return gates
         if jobs == 1:
             bad_step = self._rechecked(bad_point, self.judge_round([bad_point], "endpoint")[0], "bad")
             gates = self._gates_red_at_bad(bad_step)
             good_step = self._rechecked(good_point, self.judge_round([good_point], "endpoint")[0], "good")
             return self._gates_green_at_good(good_step, gates)
-        spare = 0 if self.graph_mode else jobs - 2
-        ahead = MultiGateSearch(self.runner.gates, len(self.rng.candidates)).propose(spare) if spare else []
-        steps = self.judge_round([bad_point, good_point, *self._points(ahead, ())], "endpoint",
+        ahead = self._first_cuts(jobs - 2)
+        steps = self.judge_round([bad_point, good_point, *ahead], "endpoint",
                                  phases=["endpoint", "endpoint"] + ["search"] * len(ahead))
         bad_step = self._rechecked(bad_point, steps[0], "bad")
         good_step = self._rechecked(good_point, steps[1], "good")
         gates = self._gates_green_at_good(good_step, self._gates_red_at_bad(bad_step))
-        self._prefetched = list(zip(ahead, steps[2:], strict=True))
+        self._prefetched = [(p.commit.sha, step) for p, step in zip(ahead, steps[2:], strict=True)]
         return gates
+
+    def _bad_checked(self, named_bad: Sequence[str]) -> dict[str, Verdict]:
+        """BAD judged, when the search would name it the culprit of ``named_bad`` gates (no commit
+        below it was judged bad): its red verdict is the culprit's proof. Judged once per run; a gate
+        green at BAD stops the run (exit 2), as an endpoint check would have; untestable, exit 3."""
+        try:
+            step = self._known_step(self.rng.bad.sha, ())
+        except KeyError:
+            step = self._rechecked(Point(self.rng.bad), self.judge_round([Point(self.rng.bad)], "endpoint")[0], "bad")
+        if self.lazy_bad:
+            checked = replace(step, verdicts={g: v for g, v in step.verdicts.items() if g in named_bad})
+            skipped = [g for g in named_bad if checked.verdicts.get(g) == "skip"]
+            if skipped:
+                raise BisectError(
+                    f"BAD {self.rng.bad.sha[:10]} is untestable for {', '.join(skipped)} (see step {step.number}'s"
+                    " log): pick a BAD where the test runs", ExitCode.INTERNAL)
+            green = [g for g in named_bad if checked.verdicts.get(g) != "bad"]
+            if green:
+                what = "the command exits 0" if green == [COMMAND_GATE] else f"gate {', '.join(green)} is green"
+                raise BisectError(
+                    f"BAD endpoint {self.rng.bad.sha[:10]} judges good: {what} at BAD, and no commit of the range "
+                    "judged bad, so there is nothing to bisect; check the BAD revision or the gate name",
+                    ExitCode.USAGE)
+        return dict(step.verdicts)
 
     # ---- flake-aware by default: a deciding verdict is judged again before it is believed ---------
 
@@ -477,6 +529,11 @@ class Bisection:
                     "nothing to bisect: every gate red at BAD is also red (or untestable) at GOOD "
                     f"{self.rng.base.sha[:10]}", ExitCode.NOTHING)
             return kept
+        untestable = [g for g in bad_at_good if step.verdicts.get(g) == "skip"]
+        if untestable:
+            raise BisectError(
+                f"GOOD {self.rng.base.sha[:10]} is untestable for {', '.join(untestable)} (see step {step.number}'s"
+                " log): pick a GOOD where the test runs", ExitCode.INTERNAL)
         what = "the command fails" if bad_at_good == [COMMAND_GATE] else f"gate {', '.join(bad_at_good)} is not green"
         verdict = step.verdicts.get(bad_at_good[0])
         if self.rng.floor is not None and not self.graph_mode:
@@ -498,11 +555,16 @@ class Bisection:
         n = len(self.rng.candidates)
         search = MultiGateSearch(gates, n, last_good={g: floor for g in gates})
         if not reverts and floor < 0:
-            for index, step in self._prefetched:
-                search.record(index, step.verdicts)
+            for sha, step in self._prefetched:
+                search.record(self.rng.index_of(sha), step.verdicts)
         phase = "masked" if reverts else "search"
         for _ in range(4 * n + 4):  # every pass records at least one new or overriding verdict
             self._run_rounds(search, reverts, phase)
+            named_bad = [g for g, o in search.outcomes().items() if o.first_bad == n - 1 and o.exact]
+            if named_bad and not reverts:
+                verdicts = self._bad_checked(named_bad)  # raises unless BAD is red for them
+                for gate in named_bad:
+                    search.searches[gate].record(n - 1, verdicts[gate])
             if not self._good_side_checked(search, reverts, floor):
                 continue
             if self.options.confirm and not self._confirm(search, reverts, floor):
@@ -668,7 +730,8 @@ class Bisection:
             return [culprit]
         brought = describe_many(self.rng.repo, commits_between(self.rng.repo, info.parents[0], culprit.commit))
         by_sha = {commit.sha: commit for commit in brought}
-        graph = MultiGateDag(culprit.gates, list(by_sha), {c.sha: c.parents for c in brought}, culprit.commit)
+        graph = MultiGateDag(culprit.gates, list(by_sha), {c.sha: c.parents for c in brought}, culprit.commit,
+                             {c.sha: c.date for c in brought})
         for sha in by_sha:  # verdicts this run already has (a merged tip judged earlier, say)
             with contextlib.suppress(KeyError):
                 graph.record(sha, self._known_step(sha, ()).verdicts)
@@ -699,7 +762,8 @@ class Bisection:
         good = self.rng.good.sha
         commits = describe_many(self.rng.repo, commits_between(self.rng.repo, good, self.rng.bad.sha))
         by_sha = {commit.sha: commit for commit in commits}
-        graph = MultiGateDag(gates, list(by_sha), {c.sha: c.parents for c in commits}, self.rng.bad.sha)
+        graph = MultiGateDag(gates, list(by_sha), {c.sha: c.parents for c in commits}, self.rng.bad.sha,
+                             {c.sha: c.date for c in commits})
         for sha in by_sha:
             with contextlib.suppress(KeyError):
                 graph.record(sha, self._known_step(sha, ()).verdicts)
@@ -713,6 +777,10 @@ class Bisection:
                 for sha, step in zip(shas, self.judge_round([Point(by_sha[sha]) for sha in shas], "search"),
                                      strict=True):
                     graph.record(sha, step.verdicts)
+            bad = self.rng.bad.sha
+            named_bad = [g for g, o in graph.outcomes().items() if o.first_bad == bad and o.exact]
+            if named_bad:
+                self._bad_checked(named_bad)  # raises unless BAD is red for them (the search assumed it)
             if self.options.confirm:
                 if self._confirm_graph(graph, by_sha):
                     break

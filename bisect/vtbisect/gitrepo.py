@@ -80,6 +80,7 @@ class Commit:
     subject: str
     parents: tuple[str, ...]
     tree: str = ""
+    date: int = 0  # committer date (seconds): git bisect orders candidates by it
 
 
 def subject_of(message: str) -> str:
@@ -98,7 +99,8 @@ def _record(commit: git.Commit) -> Commit:
     # with errors="replace"), bytes only in a Commit built by hand.
     assert isinstance(commit.message, str)
     return Commit(sha=commit.hexsha, subject=subject_of(commit.message),
-                  parents=tuple(p.hexsha for p in commit.parents), tree=commit.tree.hexsha)
+                  parents=tuple(p.hexsha for p in commit.parents), tree=commit.tree.hexsha,
+                  date=int(commit.committed_date))
 
 
 class NotARepository(Exception):

@@ -129,7 +129,7 @@ HASHED_UP_TO = 64 << 20  # a bigger file (a model, a data set) is keyed by size 
 COPIED_UP_TO = 1 << 20  # the evidence keeps a copy of the judge's scripts, not of its data
 
 
-def _sha256(path: Path) -> str:
+def file_digest(path: Path) -> str:
     """The file's sha256; for a file over ``HASHED_UP_TO`` bytes, ``stat:<size>:<mtime_ns>`` instead."""
     info = path.stat()
     if info.st_size > HASHED_UP_TO:
@@ -226,7 +226,7 @@ class _Resolver:
     def user_file(self, path: Path) -> None:
         """A file outside the worktree that the judge reads: its content is part of the identity."""
         if path.is_file():
-            self.files[str(path)] = _sha256(path)
+            self.files[str(path)] = file_digest(path)
             if path.stat().st_size <= COPIED_UP_TO:
                 self.judge_files.append(str(path))
 
@@ -352,13 +352,15 @@ class _Resolver:
                 return shutil.which(shebang.interpreter, path=path_env) if shebang.via_env else shebang.interpreter
         return shutil.which("python3", path=path_env) or shutil.which("python", path=path_env)
 
-    def leaks(self, python: str | None) -> tuple[list[str], list[tuple[str, str]], list[str]]:
-        """(source roots to put first on PYTHONPATH, PATH/PYTHONPATH rewrites, what was found)."""
+    def leaks(self, python: str | None, keep: Sequence[Path] = ()) -> tuple[list[str], list[tuple[str, str]], list[str]]:
+        """(source roots to put first on PYTHONPATH, PATH/PYTHONPATH rewrites, what was found). Folders
+        in ``keep`` (where the judge's own code lives, in gate mode) are left alone."""
         rewrites: dict[str, str] = {}
         found: list[str] = []
+        kept = {Path(os.path.realpath(folder)) for folder in keep}
         for name in ("PATH", "PYTHONPATH"):
             for entry in (self.env.get(name) or "").split(os.pathsep):
-                if not entry or not os.path.isabs(entry):
+                if not entry or not os.path.isabs(entry) or Path(os.path.realpath(entry)) in kept:
                     continue
                 rel = self.repo_relative(Path(entry))
                 if rel is not None and (rel == "" or self.kind_in_history(rel) == "tree"):
@@ -368,6 +370,8 @@ class _Resolver:
         if python is not None:
             for module, root, how in self._imports_from_checkout(python):
                 rel = self.repo_relative(root)
+                if Path(os.path.realpath(root)) in kept:
+                    continue
                 if rel is None or (rel and self.kind_in_history(rel) != "tree"):
                     continue  # e.g. a virtualenv inside your checkout: yours, not the candidate's code
                 if rel not in roots and rel not in rewrites.values():
@@ -403,12 +407,7 @@ class _Resolver:
 
     # ---- the whole plan ------------------------------------------------------------------------
 
-    def plan(self) -> CommandPlan:
-        if not self.given:
-            raise CommandError("no command given after --")
-        argv = [self.program(), *self.arguments()]
-        python = self.judge_python(self.given[0])
-        roots, rewrites, found = self.leaks(python)
+    def leak_note(self, roots: Sequence[str], rewrites: Sequence[tuple[str, str]], found: Sequence[str]) -> None:
         if found:
             what = "; ".join(found)
             fixes = []
@@ -419,6 +418,14 @@ class _Resolver:
                 fixes.append("those PATH/PYTHONPATH entries point at the worktree instead")
             self.notes.append(f"the judge would see your checkout, not the candidate: {what}; so "
                               + ", and ".join(fixes) + " (the candidate's code is what is judged)")
+
+    def plan(self) -> CommandPlan:
+        if not self.given:
+            raise CommandError("no command given after --")
+        argv = [self.program(), *self.arguments()]
+        python = self.judge_python(self.given[0])
+        roots, rewrites, found = self.leaks(python)
+        self.leak_note(roots, rewrites, found)
         identity = {
             "argv": list(self.given),
             "subdir": self.subdir,
@@ -440,3 +447,18 @@ def resolve_command(argv: Sequence[str], repo: Path, cwd: Path, env: Mapping[str
     """Resolve ``argv`` for a bisection of ``repo`` started in ``cwd`` (``revisions``: GOOD and BAD,
     whose trees say what git tracks). Raises ``CommandError`` (exit 2) for a command that cannot run."""
     return _Resolver(argv, repo, cwd, env, revisions).plan()
+
+
+def resolve_gate_leaks(repo: Path, env: Mapping[str, str], revisions: Sequence[str], python: str,
+                       judge_roots: Sequence[Path]) -> CommandPlan:
+    """Gate mode's check for your checkout leaking in: the Python that runs ``vtgate check`` (and its
+    probes) asked as a command judge's is (``PYTHONPATH`` / ``PATH`` entries, ``.pth`` lines, editable
+    installs into your checkout). vtgate check puts the suite's ``pythonpath`` roots first itself;
+    anything else found is pointed at the worktree the same way. ``judge_roots`` (where vtgate and
+    vtbisect themselves are imported from) stay: the judge is fixed, only the candidate varies."""
+    resolver = _Resolver(("vtgate",), repo, repo, env, revisions)
+    roots, rewrites, found = resolver.leaks(python, keep=judge_roots)
+    resolver.leak_note(roots, rewrites, found)
+    identity = {"pythonpath_roots": roots, "path_rewrites": [list(pair) for pair in rewrites]}
+    return CommandPlan(argv=(), subdir="", pythonpath_roots=tuple(roots), path_rewrites=tuple(rewrites),
+                       identity=identity, notes=tuple(resolver.notes))

@@ -30,7 +30,7 @@ from vtgate.exitcodes import ExitCode
 from vtgate.proctree import ChildProcesses
 
 from vtbisect.cache import DEFAULT_KNOBS, Knobs
-from vtbisect.judgecmd import CommandPlan
+from vtbisect.judgecmd import CommandPlan, file_digest
 from vtbisect.search import Verdict
 from vtbisect.worktrees import Prepared
 
@@ -147,7 +147,25 @@ class CommandRunner:
     def recipe(self) -> list[str]:
         return list(self.argv)
 
+    def unchanged_judge(self, commit: str) -> None:
+        """The judge's files outside the worktree still hold what they held when the run started (what
+        every verdict so far, and the cache key, were made with); else the run stops, exit 2."""
+        files: Mapping[str, str] = self.plan.identity.get("files", {}) if self.plan else {}
+        for path, digest in files.items():
+            try:
+                now = file_digest(Path(path))
+            except OSError:
+                now = "missing"
+            if now != digest:
+                raise JudgeAbort(
+                    f"the judge changed during the bisection: {path} had sha256 {digest} when the run started, "
+                    f"and has {now} before judging {commit[:10]}; verdicts of two different judges cannot be "
+                    "combined, so the run stops here; fix: leave the judge unchanged while vtbisect runs, then run "
+                    "again (the verdict cache keys on the judge's content: a changed judge is judged afresh)",
+                    ExitCode.USAGE)
+
     def judge(self, prepared: Prepared) -> Judgement:
+        self.unchanged_judge(prepared.commit)
         start = time.monotonic()
         argv = self.plan.argv_for(prepared.path) if self.plan else list(self.argv)
         cwd = self.plan.cwd_for(prepared.path) if self.plan else prepared.path
@@ -262,6 +280,7 @@ class GateRunner:
     artifacts_root: Path | None = None  # where they are: the user's checkout
     perf_gates: frozenset[str] = frozenset()  # gates of kind perf: timed against ``perf_reference``
     perf_reference: str | None = None  # GOOD's commit, once the range is known
+    leaks: CommandPlan | None = None  # your checkout's folders on PATH / PYTHONPATH, pointed at the worktree
 
     def argv(self, root: Path, gates: Sequence[str] | None = None) -> list[str]:
         gate_args = [arg for gate in (gates or self.gates) for arg in ("--gate", gate)]
@@ -277,7 +296,8 @@ class GateRunner:
             # The judge outside the candidate tree: this interpreter and the vtgate that runs check.
             self._identity = {"python": self.python, "version": interpreter_version(self.python, self.env),
                               "vtgate": package_digest(Path(vtgate.__file__).parent),
-                              "artifacts": self._artifact_digests()}
+                              "artifacts": self._artifact_digests(),
+                              "leaks": dict(self.leaks.identity) if self.leaks else {}}
         identity = {"mode": "gate", "suite": self.digest, "gates": sorted(self.gates), "timeout": self.timeout,
                     "identity": self._identity}
         if self.perf_gates and self.perf_reference:  # a perf verdict is a ratio to this commit's speed
@@ -307,6 +327,8 @@ class GateRunner:
         the exit code."""
         argv = self.argv(prepared.path, gates)
         env = child_env(self.env, prepared)
+        if self.leaks:
+            env = self.leaks.env_for(env, prepared.path)
         if self.perf_gates & set(gates) and self.perf_reference:
             env[PERF_REFERENCE_ENV] = self.perf_reference
         code, out, err, timed_out = run_child(argv, prepared.path, env, self.timeout)

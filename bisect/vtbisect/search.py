@@ -67,6 +67,21 @@ def part_sizes(m: int, parts: int) -> list[int]:
     return sizes
 
 
+def approx_halfway(weight: int, nr: int) -> bool:
+    """git's ``approx_halfway``: within one of the half (2 and 3 are halfway of 5), or within ~0.1%
+    of it for a large ``nr``."""
+    diff = 2 * weight - nr
+    return abs(diff) <= 1 or abs(diff) < nr // 1024
+
+
+def git_line_choice(span: int) -> int:
+    """Which of ``span`` suspects on a line (1 = just above the last good commit, ``span`` = the first
+    known bad one) git's ``find_bisection`` picks: the first, counting up, whose weight is within one
+    of the half (``approx_halfway``) -- the lowest commit's weight is never tested for it, so of 3
+    it is the 2nd -- else the best split (the 1st of 2)."""
+    return next((w for w in range(2, span + 1) if approx_halfway(w, span)), 1)
+
+
 class GateSearch:
     """Bisection state of one gate over candidates ``0 .. n-1`` (``n-1`` is BAD, assumed bad)."""
 
@@ -110,6 +125,8 @@ class GateSearch:
         lo, hi = self.bracket()
         free = set(self.untested_inside()) - set(taken)
         chosen: list[int] = []
+        if k == 1 and len(free) == hi - lo - 1 and free:
+            return [lo + git_line_choice(hi - lo)]  # nothing untestable or taken inside: git's own pick
         if k == 1:
             targets: list[float] = [lo + (hi - lo) / 2]
         else:

@@ -112,3 +112,45 @@ def test_a_path_folder_of_your_checkout_is_pointed_at_the_candidate(make_history
     assert ran.code == 1, ran.stderr
     assert ran.culprits[0]["subject"] == "break a"
     assert f"PATH entry {repo.path / 'bin'}" in ran.stderr
+
+
+GATE_SUITE = """\
+[suite]
+pythonpath = ["src"]
+timeout = 30
+
+[[gate]]
+name = "alpha"
+kind = "counters"
+counters = ["alpha"]
+probe = "toyeng.probes:measure"
+"""
+
+# The probe imports `helper` from lib/, a folder the suite does not put on the path: the user runs with
+# PYTHONPATH=<checkout>/lib, which would make every candidate's probe import the checkout's helper.
+GATE_PROBES = "import helper\n\n\ndef measure() -> dict:\n    return {'counters': {'alpha': helper.VALUE}}\n"
+
+
+@pytest.mark.slow  # a gate-mode bisection: vtgate check runs per candidate
+def test_gate_mode_points_a_pythonpath_into_your_checkout_at_the_candidate(make_history, kit, vtbisect, tmp_path,
+                                                                            monkeypatch):
+    monkeypatch.setenv("VT_BISECT_CACHE_DIR", str(tmp_path / "cache"))
+    repo = make_history()
+    lib = repo.path / "lib"
+    leak = {"PYTHONPATH": str(lib)}
+    repo.commit({"vtgate.toml": GATE_SUITE, "src/toyeng/__init__.py": "", "src/toyeng/probes.py": GATE_PROBES,
+                 "lib/helper.py": "VALUE = 1\n"}, "toy engine with a helper library")
+    vtgate = str(Path(sys.executable).parent / "vtgate")
+    blessed = subprocess.run([vtgate, "bless", "alpha", "--reason", "first"], cwd=repo.path, capture_output=True,
+                             text=True, env={**os.environ, **leak, "NO_COLOR": "1"})
+    assert blessed.returncode == 0, blessed.stderr
+    good = repo.commit({}, "bless the goldens")
+    repo.filler(3)
+    culprit = repo.commit({"lib/helper.py": "VALUE = 2\n"}, "helper: change VALUE")
+    repo.filler(2)
+    # The leak is real: from your checkout (at BAD), the probe's helper says 2 at every candidate.
+    ran = vtbisect(repo.path, f"{good}..HEAD", "--gate", "alpha", env=leak)
+    assert ran.code == 1, ran.stderr
+    assert [c["commit"] for c in ran.culprits] == [culprit]
+    assert (f"note: the judge would see your checkout, not the candidate: PYTHONPATH entry {lib}; so those "
+            "PATH/PYTHONPATH entries point at the worktree instead (the candidate's code is what is judged)") in ran.stderr

@@ -111,22 +111,27 @@ def test_a_folder_as_the_judge_is_refused(make_history, kit, vtbisect):
     (repo.path / "tools").mkdir()
     ran = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "--", "./tools")
     assert ran.code == 2
-    assert "the command './tools' is a folder, not a program; fix: name the script or program inside it" in ran.stderr
+    assert ("vtbisect: the command './tools' is a folder, not a program; fix: name the script or program inside it "
+            "(e.g. -- ./tools/run.sh)") in ran.stderr
     assert not ran.record
 
 
 @pytest.mark.parametrize(("shebang", "expected"), [
     ("#!/usr/bin/no-such-python3\n", "the interpreter '/usr/bin/no-such-python3' named on the first line of "
-                                     "./judge.sh ('#!/usr/bin/no-such-python3') does not exist"),
+                                     "./judge.sh ('#!/usr/bin/no-such-python3') does not exist; fix: correct the #! "
+                                     "line (e.g. #!/usr/bin/env python3) or name the interpreter in the command "
+                                     "(-- python3 ./judge.sh)"),
     ("#!/usr/bin/env no-such-python3\n", "the interpreter 'no-such-python3' that the first line of ./judge.sh asks "
-                                         "env for ('#!/usr/bin/env no-such-python3') is not on PATH"),
+                                         "env for ('#!/usr/bin/env no-such-python3') is not on PATH; fix: install "
+                                         "it, put it on PATH, or change the #! line"),
 ])
 def test_an_interpreter_that_does_not_exist_is_refused(make_history, kit, vtbisect, shebang, expected):
     repo = history(make_history, kit)
     write(repo.path / "judge.sh", shebang + SHELL_JUDGE)
     ran = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "--", "./judge.sh")
     assert ran.code == 2, ran.stderr
-    assert expected in ran.stderr and "fix:" in ran.stderr
+    assert f"vtbisect: {expected}" in ran.stderr
+    assert not ran.record
 
 
 def test_a_script_missing_everywhere_is_refused_before_any_judgement(make_history, kit, vtbisect):

@@ -245,7 +245,16 @@ def test_good_endpoint_that_judges_bad(small_repo, kit, jobs):
 
 
 def test_untestable_bad_endpoint(small_repo, kit):
+    # BAD is judged when the search would name it: every commit below it is green here
+    bad = small_repo.shas[-1]
     code, err = bad_input(kit, small_repo.path, f"{small_repo.shas[0]}..HEAD", "--", sys.executable, "-c",
-                          "raise SystemExit(125)")
+                          f"import os, sys; sys.exit(125 if os.environ['VTBISECT_COMMIT'] == {bad!r} else 0)")
     assert code == 3
-    assert "untestable" in err
+    assert f"BAD {bad[:10]} is untestable for command (see step " in err and "pick a BAD where the test runs" in err
+
+
+def test_untestable_good_endpoint(small_repo, kit):
+    good = small_repo.shas[0]
+    code, err = bad_input(kit, small_repo.path, f"{good}..HEAD", "--", sys.executable, "-c", "raise SystemExit(125)")
+    assert code == 3
+    assert f"GOOD {good[:10]} is untestable for command (see step 1's log): pick a GOOD where the test runs" in err

@@ -113,3 +113,25 @@ def test_a_suite_knob_changed_in_the_shell_is_judged_afresh(make_history, kit, v
     knob = vtbisect(repo.path, f"{repo.shas[1]}..HEAD", "--gate", "width", env={"SVC_DTYPE": "f32"})
     assert knob.code == 1
     assert knob.record["evaluations"] == first.record["evaluations"], "a suite knob is part of the verdict's key"
+
+
+def test_a_judge_that_changes_during_the_run_stops_it(make_history, kit, vtbisect, tmp_path):
+    # The judge is edited while vtbisect runs (here: it edits itself at its first judgement, GOOD's):
+    # the verdicts so far came from the old judge, so the search must not go on with the new one.
+    repo = make_history()
+    kit.linear_history(repo, 16, {9: "a.txt"})
+    script = tmp_path / "judge.sh"
+    original = "#!/bin/sh\nprintf '# edited while vtbisect runs\\n' >> \"$0\"\ngrep -q bad a.txt && exit 1\nexit 0\n"
+    script.write_text(original)
+    script.chmod(0o755)
+    before = hashlib.sha256(original.encode()).hexdigest()
+    after = hashlib.sha256((original + "# edited while vtbisect runs\n").encode()).hexdigest()
+    ran = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "--", str(script))
+    assert ran.code == 2, ran.stderr
+    first_cut = repo.shas[8]  # GOOD judged, then the search's first commit: the 8th of 16
+    assert (f"the judge changed during the bisection: {script} had sha256 {before} when the run started, and has "
+            f"{after} before judging {first_cut[:10]}; verdicts of two different judges cannot be combined, so the "
+            "run stops here; fix: leave the judge unchanged while vtbisect runs, then run again (the verdict cache "
+            "keys on the judge's content: a changed judge is judged afresh)") in ran.stderr
+    assert [line for line in ran.stderr.splitlines() if line.lstrip().startswith("step ")] == [
+        line for line in ran.stderr.splitlines() if line.lstrip().startswith("step   1 good")]

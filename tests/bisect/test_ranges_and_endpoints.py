@@ -92,11 +92,14 @@ def test_a_wrong_good_costs_one_judgement_not_a_search(make_history, kit, vtbise
     assert ran.code == 2
     assert f"GOOD endpoint {wrong_good[:10]} judges bad: the command fails at GOOD; pick an older GOOD" in ran.stderr
     judged = [line for line in ran.stderr.splitlines() if line.lstrip().startswith("step ")]
-    # BAD and GOOD, then GOOD once more (a verdict that stops the run is rechecked): no search
-    assert len(judged) == 3, ran.stderr
-    assert ["endpoint" in line for line in judged] == [True, True, False] and "(recheck," in judged[2]
+    # GOOD first (with -j 2 beside the first cut point), then GOOD once more (a verdict that stops the
+    # run is rechecked): no search, and BAD is never judged
+    expected = ["(endpoint,", "(recheck,"] if jobs == "1" else ["(endpoint,", "(search,", "(recheck,"]
+    assert [next(p for p in ("(endpoint,", "(search,", "(recheck,") if p in line) for line in judged] == expected, \
+        ran.stderr
+    assert all(wrong_good[:10] in line for line in judged if "(search," not in line)
     once = vtbisect(repo.path, f"{wrong_good}..HEAD", "-j", jobs, "--no-recheck", "--", judge(tmp_path))
-    assert once.code == 2 and len([ln for ln in once.stderr.splitlines() if ln.lstrip().startswith("step ")]) == 2
+    assert once.code == 2 and len([ln for ln in once.stderr.splitlines() if ln.lstrip().startswith("step ")]) == int(jobs)
 
 
 def test_a_good_endpoint_that_flakes_red_once_is_rechecked_not_believed(make_history, kit, vtbisect, tmp_path):
@@ -115,12 +118,35 @@ def test_a_good_endpoint_that_flakes_red_once_is_rechecked_not_believed(make_his
     assert ran.culprits[0]["commit"] == repo.shas[7]
 
 
-def test_with_two_jobs_both_endpoints_are_the_first_round(make_history, kit, vtbisect, tmp_path):
+def test_with_two_jobs_good_and_the_first_cut_point_are_the_first_round(make_history, kit, vtbisect, tmp_path):
     repo = make_history()
     kit.linear_history(repo, 20, {11: "a.txt"})
     ran = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "-j", "2", "--", sys.executable, "-c",
                    "import sys; sys.exit(open('a.txt').read().strip() == 'bad')")
     assert ran.code == 1, ran.stderr
     first_round = [s for s in ran.record["steps"] if s["round"] == 1]
-    assert sorted(s["commit"] for s in first_round) == sorted([repo.shas[0], repo.shas[-1]])
-    assert {s["phase"] for s in first_round} == {"endpoint"}
+    assert [(s["commit"], s["phase"]) for s in first_round] == [(repo.shas[0], "endpoint"), (repo.shas[10], "search")]
+    # BAD is not judged: the culprit below it is proved by its own red verdict (and its recheck)
+    assert repo.shas[-1] not in {s["commit"] for s in ran.record["steps"]}
+    assert ran.culprits[0]["commit"] == repo.shas[12]
+
+
+def test_bad_is_judged_when_the_search_would_name_it(make_history, kit, vtbisect, tmp_path):
+    repo = make_history()
+    kit.linear_history(repo, 12, {11: "a.txt"})  # the last commit, BAD itself, breaks it
+    ran = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "--", judge(tmp_path))
+    assert ran.code == 1, ran.stderr
+    (found,) = ran.culprits
+    assert found["commit"] == repo.shas[-1]
+    bad_steps = [s for s in ran.record["steps"] if s["commit"] == repo.shas[-1]]
+    assert [(s["phase"], s["verdict"]) for s in bad_steps] == [("endpoint", "bad"), ("recheck", "bad")]
+    assert found["proof"]["culprit_red"] in {f"step {s['number']}" for s in bad_steps}
+
+
+def test_a_bad_that_judges_good_is_refused_when_the_search_reaches_it(make_history, kit, vtbisect, tmp_path):
+    repo = make_history()
+    kit.linear_history(repo, 12, {})  # nothing breaks: BAD is green
+    ran = vtbisect(repo.path, f"{repo.shas[0]}..HEAD", "--", judge(tmp_path))
+    assert ran.code == 2, ran.stderr
+    assert (f"BAD endpoint {repo.shas[-1][:10]} judges good: the command exits 0 at BAD, and no commit of the range "
+            "judged bad, so there is nothing to bisect; check the BAD revision or the gate name") in ran.stderr

@@ -36,7 +36,7 @@ from vtbisect.app import app
 from vtbisect.cache import Knobs, VerdictCache, default_cache_dir, thread_env, verdict_env
 from vtbisect.distributed import judging, stop_remote
 from vtbisect.driver import BisectError, Bisection, Options, Outcome
-from vtbisect.judgecmd import CommandError, resolve_command
+from vtbisect.judgecmd import CommandError, resolve_command, resolve_gate_leaks
 from vtbisect.judges import CommandRunner, GateRunner, JudgeAbort, Runner, kill_children
 from vtbisect.report import ProgressHandler, outcome_record, summary_lines, write_evidence
 from vtbisect.revisions import (
@@ -215,7 +215,13 @@ def run_command(
         if isinstance(runner, CommandRunner):
             runner.plan = resolve_command(runner.argv, repo, Path.cwd(), env, (rng.good.sha, rng.bad.sha))
         elif isinstance(runner, GateRunner):
+            import vtgate
+
+            import vtbisect
+
             runner.perf_reference = rng.good.sha  # perf gates: each candidate's speed as a ratio to GOOD's
+            runner.leaks = resolve_gate_leaks(repo, env, (rng.good.sha, rng.bad.sha), runner.python,
+                                              [Path(vtgate.__file__).parent.parent, Path(vtbisect.__file__).parent.parent])
         settings = resolve_settings(executor, scheduler, resources, environment_settings(), project_table(repo))
     except (RangeError, BisectError, CommandError, ExecutorError) as error:
         raise fail(str(error), error.exit_code) from None
@@ -224,7 +230,8 @@ def run_command(
     except GitError as error:
         raise fail(f"git failed: {error}", ExitCode.INTERNAL) from None
     _dirty_note(repo)
-    for note in runner.plan.notes if isinstance(runner, CommandRunner) and runner.plan else ():
+    told = runner.plan if isinstance(runner, CommandRunner) else runner.leaks if isinstance(runner, GateRunner) else None
+    for note in told.notes if told else ():
         say(("note:", "yellow"), f" {note}")
     options = Options(jobs=jobs, repeat=repeat, confirm=confirm, all_culprits=all_culprits,
                       first_parent=first_parent, all_red=all_red, recheck=recheck)
