@@ -462,8 +462,9 @@ def profile_counts(prompt: str = "bench", tokens: int = 8, model: str = "vt-tiny
     totals: dict[str, float] = {}
     for (phase, _), seconds in engine.prof.seconds.items():
         totals[phase] = totals.get(phase, 0.0) + seconds
-    exact = all(row["share"] == (row["seconds"] / totals[row["phase"]] if totals[row["phase"]] else 0.0)
+    exact = all(row["share"] == (float(row["seconds"]) / totals[str(row["phase"])]  # type: ignore[arg-type]
+                                 if totals[str(row["phase"])] else 0.0)
                 for row in rows)
-    counters = {f"calls.{row['phase']}.{row['stage']}": int(row["calls"]) for row in rows}
+    counters = {f"calls.{row['phase']}.{row['stage']}": int(row["calls"]) for row in rows}  # type: ignore[call-overload]
     counters.update({"profile_table_rows": len(rows), "profile_shares_exact": int(exact)})
     return {"tokens": chain, "counters": counters, "meta": meta(model, knobs)}

@@ -174,7 +174,7 @@ def _vary(value: Any, rng: random.Random, edges: bool, depth: int = 0) -> Any:
     try:
         import numpy as np
     except ImportError:  # pragma: no cover - an engine without NumPy
-        np = None
+        np = None  # type: ignore[assignment]
     if depth > MAX_DEPTH:
         return value
     if np is not None and isinstance(value, np.ndarray) and value.dtype.kind == "f" and value.size:
@@ -182,7 +182,7 @@ def _vary(value: Any, rng: random.Random, edges: bool, depth: int = 0) -> Any:
         finite = value[np.isfinite(value)].astype(np.float64)
         scale = float(np.std(finite)) if finite.size else 1.0
         centre = float(np.mean(finite)) if finite.size else 0.0
-        fresh = generator.normal(centre, scale or 1.0, size=value.shape)
+        fresh: Any = generator.normal(centre, scale or 1.0, size=value.shape)
         if edges:
             mask = generator.random(value.shape) < 1 / 16
             picks = generator.choice(_edge_values(np, np.float64), size=value.shape)
@@ -209,7 +209,7 @@ def fingerprint(value: Any, depth: int = 0) -> Any:
     try:
         import numpy as np
     except ImportError:  # pragma: no cover
-        np = None
+        np = None  # type: ignore[assignment]
     if depth > MAX_DEPTH:
         return "<deep>"
     if np is not None and isinstance(value, np.ndarray):
