@@ -570,6 +570,9 @@ def run_code_mutants(
             except BaseException:
                 for future in futures:
                     future.cancel()
+                # Kill the running probe trees (and fork servers) now: leaving this block waits for
+                # the mutant threads, which wait for their probes.
+                shared.children.kill_all()
                 raise
         report.evaluated = evaluated
     report.seconds = time.perf_counter() - started
