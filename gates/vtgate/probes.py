@@ -285,8 +285,10 @@ class SharedRuns:
 
     def serve(self, root: Path) -> None:
         """From now on, callable runs under ``root`` are answered by fork servers (``vtgate.forkserver``)
-        started in that root, one per probe module, until :meth:`release`."""
-        self.served_roots.add(str(root))
+        started in that root, one per probe module, until :meth:`release` (where there is no
+        ``os.fork``, runs stay in fresh interpreters)."""
+        if hasattr(os, "fork"):
+            self.served_roots.add(str(root))
 
     def release(self, root: Path) -> None:
         """End the fork servers (and workers) of ``root``: its runs are over (a copy about to go)."""
