@@ -18,6 +18,7 @@ PROBE = textwrap.dedent('''
     import os
 
     AT_IMPORT = os.environ.get("FS_AT_IMPORT", "unset")
+    IMPORTED_IN = os.getpid()
     CALLS = []
 
 
@@ -25,7 +26,8 @@ PROBE = textwrap.dedent('''
         CALLS.append(tag)
         os.environ["FS_LEAK"] = tag  # a run that writes the environment must not reach the next one
         return {"tokens": [1], "metrics": {"knob": os.environ.get("FS_KNOB", "unset"), "at_import": AT_IMPORT,
-                                           "calls": len(CALLS), "pid": os.getpid(), "server": os.getppid()}}
+                                           "calls": len(CALLS), "pid": os.getpid(), "server": os.getppid(),
+                                           "imported_in": IMPORTED_IN}}
 
 
     def leak_seen():
@@ -71,14 +73,17 @@ def test_each_run_sees_its_own_env_and_a_fresh_module(served) -> None:
     assert leak["leak"] == "none"  # os.environ written by an earlier run does not reach a later one
     assert first["server"] == second["server"] == plain["server"]  # one warm server, a child per run
     assert len({first["pid"], second["pid"], plain["pid"]}) == 3
+    assert first["imported_in"] == second["imported_in"] == first["server"]  # the server's warm import
 
 
 def test_a_knob_read_at_import_takes_each_runs_value(served) -> None:
     shared, root = served
-    values = [run(shared, root, "observe", {"FS_AT_IMPORT": value}, tag=value).observation["metrics"]["at_import"]
-              for value in ("x", "y")]
-    assert values == ["x", "y"]
-    assert run(shared, root, "observe").observation["metrics"]["at_import"] == "unset"
+    runs = [run(shared, root, "observe", {"FS_AT_IMPORT": value}, tag=value).observation["metrics"]
+            for value in ("x", "y")]
+    assert [r["at_import"] for r in runs] == ["x", "y"]
+    assert all(r["imported_in"] == r["pid"] for r in runs)  # a fresh interpreter, not the warm import
+    warm = run(shared, root, "observe").observation["metrics"]
+    assert warm["at_import"] == "unset" and warm["imported_in"] == warm["server"]
 
 
 def test_a_crash_is_reported_like_a_fresh_runs_with_its_traceback(served) -> None:
