@@ -129,7 +129,7 @@ def sweep(args: argparse.Namespace) -> int:
                 cpu, wall = children_cpu() - cpu0, time.perf_counter() - wall0
                 rows[label].append(cpu)
                 print(f"{label}: {cpu:.1f} s CPU, {wall:.1f} s wall, load {load_average()}", flush=True)
-    print(f"\nmutant {mutant.ident} ({mutant.description}), {len(specs)} gates, {shared.distinct} distinct runs:")
+    print(f"\nmutant {mutant.ident} ({mutant.description}), {len(specs)} gates, {shared.distinct // (2 * args.runs)} distinct runs a copy:")
     for label, cpus in rows.items():
         print(f"| {label} | {statistics.median(cpus):.1f} s CPU (median of {len(cpus)}: "
               f"{', '.join(f'{c:.1f}' for c in cpus)}) |")
