@@ -161,15 +161,54 @@ def _run_in_worker(key: ProbeKey, root: Path, settings: SuiteSettings, timeout: 
     return ProbeResult(key, observation, None, None, seconds, tail)
 
 
+def _exit_message(key: ProbeKey, status: int) -> str:
+    how = f"was killed by signal {-status}" if status < 0 else f"exited with status {status}"
+    return f"probe {key.probe} {how}"
+
+
+def _run_in_server(key: ProbeKey, root: Path, settings: SuiteSettings, timeout: float, workers: Workers,
+                   ambient: AmbientEnv | None) -> ProbeResult:
+    """One callable run answered by a child of the fork server (``vtgate.forkserver``) of (probe
+    module, root): the server runs under the run's environment without its own knobs (the run's env,
+    the suite's ambient knob names), so the runs of one root under different knobs share it, and each
+    child gets the run's exact environment."""
+    assert key.probe.callable is not None
+    started = time.perf_counter()
+    env = probe_environment(key, root, settings, ambient)
+    knobs = set(dict(key.env)) | set(ambient.values if ambient is not None else ())
+    server_env = {name: value for name, value in env.items() if name not in knobs}
+    module = key.probe.callable.partition(":")[0]
+    argv = [interpreter(settings), "-m", "vtgate.forkserver", module]
+    request = json.dumps({"probe": key.probe.callable, "args": json.loads(key.args_json), "env": env}).encode("utf-8")
+    try:
+        observation, error, tail, timed_out = workers.ask(argv, server_env, root, key.args_json, timeout, request, spare=True)
+    except OSError as error:
+        return ProbeResult(key, None, f"probe {key.probe} could not start: {error}", "probe", 0.0)
+    seconds = time.perf_counter() - started
+    if timed_out:
+        message = f"probe {key.probe} timed out after {timeout:g} s and was killed (with its children)"
+        return ProbeResult(key, None, _with_tail(message, tail), "timeout", seconds, tail)
+    if error is not None:
+        return ProbeResult(key, None, _with_tail(f"probe {key.probe}: {error}", tail), "probe", seconds, tail)
+    assert observation is not None
+    if "vtgate_exit" in observation:
+        message = _exit_message(key, int(observation["vtgate_exit"]))
+        return ProbeResult(key, None, _with_tail(message, tail), "probe", seconds, tail)
+    return ProbeResult(key, observation, None, None, seconds, tail)
+
+
 def run_one(key: ProbeKey, root: Path, settings: SuiteSettings, timeout: float, *,
             children: ChildProcesses | None = None, ambient: AmbientEnv | None = None,
-            workers: Workers | None = None) -> ProbeResult:
-    """One probe run in a fresh subprocess (or, for a worker probe, by its persistent worker in
-    ``workers``); ``children`` tracks it so an interruption can kill it."""
+            workers: Workers | None = None, server: bool = False) -> ProbeResult:
+    """One probe run in a fresh subprocess (for a worker probe, by its persistent worker in
+    ``workers``; with ``server``, a callable probe by a child of its fork server in ``workers``);
+    ``children`` tracks it so an interruption can kill it."""
     children = children or ChildProcesses()
     if key.probe.worker:
         return _run_in_worker(key, root, settings, timeout, workers or Workers(children), ambient,
                               close=workers is None)
+    if server and workers is not None and key.probe.callable is not None:
+        return _run_in_server(key, root, settings, timeout, workers, ambient)
     started = time.perf_counter()
     try:
         process = children.start(_argv(key, settings), cwd=root, env=probe_environment(key, root, settings, ambient))
@@ -182,9 +221,7 @@ def run_one(key: ProbeKey, root: Path, settings: SuiteSettings, timeout: float, 
         message = f"probe {key.probe} timed out after {timeout:g} s and was killed (with its children)"
         return ProbeResult(key, None, _with_tail(message, tail), "timeout", seconds, tail)
     if process.returncode != 0:
-        how = (f"was killed by signal {-process.returncode}" if process.returncode < 0
-               else f"exited with status {process.returncode}")
-        return ProbeResult(key, None, _with_tail(f"probe {key.probe} {how}", tail), "probe", seconds, tail)
+        return ProbeResult(key, None, _with_tail(_exit_message(key, process.returncode), tail), "probe", seconds, tail)
     text = stdout.decode("utf-8", "replace").strip()
     try:
         observation = json.loads(text)
@@ -224,6 +261,7 @@ class SharedRuns:
         self.children = ChildProcesses()
         self.workers = Workers(self.children)
         self.futures: dict[ProbeKey, Future[ProbeResult]] = {}
+        self.served_roots: set[str] = set()  # roots whose callable runs go to fork servers
         self.gates: dict[ProbeKey, list[str]] = {}
         self.requested = 0
         self.done = 0
@@ -246,13 +284,25 @@ class SharedRuns:
         return run_one(key, Path(key.root), self.settings, timeout, children=self.children, ambient=self.ambient,
                        workers=self.workers)
 
+    def serve(self, root: Path) -> None:
+        """From now on, callable runs under ``root`` are answered by fork servers (``vtgate.forkserver``)
+        started in that root, one per probe module, until :meth:`release` (where there is no
+        ``os.fork``, runs stay in fresh interpreters)."""
+        if hasattr(os, "fork"):
+            self.served_roots.add(str(root))
+
+    def release(self, root: Path) -> None:
+        """End the fork servers (and workers) of ``root``: its runs are over (a copy about to go)."""
+        self.served_roots.discard(str(root))
+        self.workers.close(root)
+
     def _run(self, key: ProbeKey, timeout: float) -> ProbeResult:
         self._report(current=next((g for g in self.gates.get(key, []) if g), str(key.probe)))
         try:
             if self.remote is not None:
                 return self.remote.run(key, timeout, self)
             return run_one(key, Path(key.root), self.settings, timeout, children=self.children, ambient=self.ambient,
-                           workers=self.workers)
+                           workers=self.workers, server=key.root in self.served_roots)
         finally:
             with self._lock:
                 self.done += 1

@@ -62,36 +62,48 @@ class Workers:
 
     def __init__(self, children: ChildProcesses) -> None:
         self.children = children
-        self._workers: dict[WorkerKey, _Worker] = {}
+        self._workers: dict[WorkerKey, list[_Worker]] = {}
         self._lock = threading.Lock()
         self.started = 0
 
     def ask(self, argv: Sequence[str], env: Mapping[str, str], root: Path, args_json: str,
-            timeout: float) -> tuple[Mapping[str, Any] | None, str | None, str, bool]:
-        """One run: (observation, error, stderr tail, timed_out). A worker that dies before answering
-        (a crash, not a timeout) is restarted and the run asked again, once."""
+            timeout: float, request: bytes | None = None,
+            spare: bool = False) -> tuple[Mapping[str, Any] | None, str | None, str, bool]:
+        """One run: (observation, error, stderr tail, timed_out). ``request`` replaces the
+        ``{"args": ...}`` line (the fork server of ``vtgate.forkserver`` takes probe, args and env);
+        ``spare``: when every process of this key is busy, start another instead of waiting. A worker
+        that dies before answering (a crash, not a timeout) is restarted and the run asked again, once."""
         key: WorkerKey = (tuple(argv), tuple(sorted(env.items())), str(root))
+        line = request if request is not None else b'{"args": ' + args_json.encode("utf-8") + b"}"
         for attempt in (1, 2):
             with self._lock:
-                worker = self._workers.get(key)
-                if worker is None or worker.process.poll() is not None:
-                    process = self.children.start(argv, cwd=root, env=env, stdin=True)
-                    worker = self._workers[key] = _Worker(process)
+                pool = self._workers.setdefault(key, [])
+                pool[:] = [w for w in pool if w.process.poll() is None]
+                worker = next((w for w in pool if w.lock.acquire(blocking=False)), None)
+                if worker is None and (spare or not pool):
+                    worker = _Worker(self.children.start(argv, cwd=root, env=env, stdin=True))
+                    worker.lock.acquire()
+                    pool.append(worker)
                     self.started += 1
-            with worker.lock:
-                observation, error, tail, timed_out, crashed = self._ask(key, worker, args_json, timeout)
+            if worker is None:
+                worker = pool[0]
+                worker.lock.acquire()
+            try:
+                observation, error, tail, timed_out, crashed = self._ask(key, worker, line, timeout)
+            finally:
+                worker.lock.release()
             if not crashed:
                 break
             if attempt == 2:
                 error = f"{error} (twice: it was restarted and the run asked again once)"
         return observation, error, tail, timed_out
 
-    def _ask(self, key: WorkerKey, worker: _Worker, args_json: str,
+    def _ask(self, key: WorkerKey, worker: _Worker, request: bytes,
              timeout: float) -> tuple[Mapping[str, Any] | None, str | None, str, bool, bool]:
         """One request to one worker: (observation, error, stderr tail, timed_out, crashed)."""
         assert worker.process.stdin is not None
         with contextlib.suppress(OSError):  # it exited: the end of its output says so below
-            worker.process.stdin.write(b'{"args": ' + args_json.encode("utf-8") + b"}\n")
+            worker.process.stdin.write(request + b"\n")
             worker.process.stdin.flush()
         deadline = time.monotonic() + timeout
         try:
@@ -121,20 +133,22 @@ class Workers:
 
     def _forget(self, key: WorkerKey, worker: _Worker, kill: bool = False) -> None:
         with self._lock:
-            if self._workers.get(key) is worker:
-                del self._workers[key]
+            pool = self._workers.get(key, [])
+            if worker in pool:
+                pool.remove(worker)
         if kill:
             kill_tree(worker.process.pid)
         self.children.wait(worker.process, CLOSE_WAIT_SECONDS)
 
-    def close(self) -> None:
-        """Close every worker's stdin (the signal to exit), then wait a little and kill what is left."""
+    def close(self, root: Path | None = None) -> None:
+        """Close every worker's stdin (the signal to exit), then wait a little and kill what is left;
+        with ``root``, only the workers of that root (a mutated copy about to be removed)."""
         with self._lock:
-            workers = list(self._workers.items())
-            self._workers.clear()
-        for _, worker in workers:
+            keys = [key for key in self._workers if root is None or key[2] == str(root)]
+            workers = [worker for key in keys for worker in self._workers.pop(key)]
+        for worker in workers:
             if worker.process.stdin is not None:
                 with contextlib.suppress(OSError):
                     worker.process.stdin.close()
-        for _, worker in workers:
+        for worker in workers:
             self.children.wait(worker.process, CLOSE_WAIT_SECONDS)

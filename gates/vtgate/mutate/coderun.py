@@ -488,6 +488,31 @@ def run_code_mutants(
         evaluated = 0
         lock = threading.Lock()
 
+        def judge_reaching(reaching: Sequence[GateSpec], copy: Path, mutant_env: Mapping[str, str], ran: list[str],
+                           results: dict[str, GateResult]) -> tuple[Status, str, str] | None:
+            """Run the reaching gates on the copy, one at a time, until one kills the mutant (its
+            status, the gate and why) or all stay green (None)."""
+            for spec in reaching:
+                ran.append(spec.name)
+                planned = plan_check([spec], suite, copy, shared, pins=pins, extra_env=mutant_env)
+                result = judge_check(planned, [spec], suite, shared, pins)[spec.name]
+                results[spec.name] = result
+                if result.status == "red":
+                    return "killed", spec.name, result.summary
+                if result.status == "error":
+                    kind = result.error_kind or ""
+                    status: Status
+                    if kind == "timeout":
+                        status = "killed-by-timeout"
+                    elif kind == "artifact":  # the check names the changed artifact: a detection
+                        status = "killed"
+                    elif kind in ("probe", "stale"):
+                        status = "killed-by-crash" if kind == "probe" else "error"
+                    else:
+                        status = "error"
+                    return status, spec.name, (result.error or "").splitlines()[0] if result.error else kind
+            return None
+
         def one(mutant: CodeMutant, scratch: Scratch) -> MutantVerdict:
             nonlocal evaluated
             if mutant.digest in ledger:
@@ -518,26 +543,13 @@ def run_code_mutants(
             if not reaching:
                 detail = "no gate's probes execute this line (coverage of the unmutated tree)"
             mutant_env = scope.env_for(copy)
-            for spec in reaching:
-                ran.append(spec.name)
-                planned = plan_check([spec], suite, copy, shared, pins=pins, extra_env=mutant_env)
-                result = judge_check(planned, [spec], suite, shared, pins)[spec.name]
-                results[spec.name] = result
-                if result.status == "red":
-                    status, killed_by, detail = "killed", spec.name, result.summary
-                    break
-                if result.status == "error":
-                    kind = result.error_kind or ""
-                    if kind == "timeout":
-                        status = "killed-by-timeout"
-                    elif kind == "artifact":  # the check names the changed artifact: a detection
-                        status = "killed"
-                    elif kind in ("probe", "stale"):
-                        status = "killed-by-crash" if kind == "probe" else "error"
-                    else:
-                        status = "error"
-                    killed_by, detail = spec.name, (result.error or "").splitlines()[0] if result.error else kind
-                    break
+            shared.serve(copy)  # one warm fork server per probe module answers this copy's runs
+            try:
+                judged = judge_reaching(reaching, copy, mutant_env, ran, results)
+            finally:
+                shared.release(copy)
+            if judged is not None:
+                status, killed_by, detail = judged
             if status == "survived" and results and _same_observations(results, baseline):
                 status = "possibly-equivalent"
                 detail = "no observation of any probe changed"
@@ -558,6 +570,9 @@ def run_code_mutants(
             except BaseException:
                 for future in futures:
                     future.cancel()
+                # Kill the running probe trees (and fork servers) now: leaving this block waits for
+                # the mutant threads, which wait for their probes.
+                shared.children.kill_all()
                 raise
         report.evaluated = evaluated
     report.seconds = time.perf_counter() - started

@@ -1,0 +1,69 @@
+"""Ctrl-C in the middle of ``vtgate mutate --code``: a real SIGINT while a mutated copy's probe runs
+in a child of that copy's fork server. Afterwards no copy is left, neither the probe nor its server
+lives on, and the user's tree is exactly as before (exit 130)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+
+from .test_interrupt import _state
+
+# In a mutated copy only (never in the baseline or the coverage runs, which run in the project), the
+# probe logs its pid, its parent's (the fork server) and its folder, then hangs.
+HANG_IN_COPY = '''
+
+_generate = generate
+
+
+def generate(prompt: str = "hi", tokens: int = 12) -> dict:
+    if "vtgate-mutate-" in os.getcwd():
+        import time
+        with open(os.environ["MUT_LOG"], "a") as log:
+            log.write(f"{os.getpid()} {os.getppid()} {os.getcwd()}\\n")
+        time.sleep(120)
+    return _generate(prompt, tokens)
+'''
+
+
+def _gone(pid: int) -> bool:
+    return not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+
+
+def test_ctrl_c_during_code_mutants_leaves_no_copy_no_server_no_probe(blessed, tmp_path) -> None:
+    source = blessed.root / "src" / "mutfake" / "__init__.py"
+    source.write_text(source.read_text() + HANG_IN_COPY)
+    blessed.commit("a probe that hangs in mutated copies")
+    log = tmp_path / "probe.log"
+    scratch = tmp_path / "tmpdir"
+    scratch.mkdir()
+    before = _state(blessed.root)
+    env = {**os.environ, "NO_COLOR": "1", "MUT_LOG": str(log), "TMPDIR": str(scratch), "PYTHONDONTWRITEBYTECODE": "1"}
+    vtgate = str(Path(sys.executable).parent / "vtgate")
+    process = subprocess.Popen([vtgate, "mutate", "--code", "--no-cache", "-j", "2"], cwd=blessed.root, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not (log.exists() and log.read_text().strip()):
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "no mutated copy's probe ever started"
+        time.sleep(0.05)
+    probe_text, server_text, copy_cwd = log.read_text().splitlines()[0].split(" ", 2)
+    probe, server, copy = int(probe_text), int(server_text), Path(copy_cwd)
+    assert copy.is_dir() and copy.is_relative_to(scratch)  # the probe really runs in a temporary copy
+    assert psutil.Process(server).cmdline()[1:3] == ["-m", "vtgate.forkserver"]  # forked by the copy's server
+
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+
+    assert process.returncode == 130, stderr
+    assert not copy.exists()
+    assert list(scratch.iterdir()) == []
+    assert _gone(probe), "the mutated copy's probe outlived the interrupted run"
+    assert _gone(server), "the copy's fork server outlived the interrupted run"
+    assert _state(blessed.root) == before

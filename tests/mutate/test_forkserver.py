@@ -1,0 +1,117 @@
+"""The fork servers that answer a mutated copy's probe runs (vtgate.forkserver through the probe
+layer): each run sees exactly its own environment and a freshly imported module, never what an
+earlier run of the same server set or changed; a module that reads a knob at import gets each run's
+value; a crash or a hang is reported as a fresh interpreter's would be, and release ends the servers."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import psutil
+import pytest
+from vtgate.probes import AmbientEnv, ProbeKey, SharedRuns
+from vtgate.records import ProbeRef, ProbeRequest, SuiteSettings
+
+PROBE = textwrap.dedent('''
+    import os
+
+    AT_IMPORT = os.environ.get("FS_AT_IMPORT", "unset")
+    IMPORTED_IN = os.getpid()
+    CALLS = []
+
+
+    def observe(tag="x"):
+        CALLS.append(tag)
+        os.environ["FS_LEAK"] = tag  # a run that writes the environment must not reach the next one
+        return {"tokens": [1], "metrics": {"knob": os.environ.get("FS_KNOB", "unset"), "at_import": AT_IMPORT,
+                                           "calls": len(CALLS), "pid": os.getpid(), "server": os.getppid(),
+                                           "imported_in": IMPORTED_IN}}
+
+
+    def leak_seen():
+        return {"tokens": [1], "metrics": {"leak": os.environ.get("FS_LEAK", "none")}}
+
+
+    def crash():
+        raise RuntimeError("boom from the probe")
+
+
+    def hang():
+        import time
+        time.sleep(60)
+''')
+
+
+@pytest.fixture
+def served(tmp_path: Path):
+    root = tmp_path / "copy"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "fsprobe.py").write_text(PROBE)
+    settings = SuiteSettings(pythonpath=("src",))
+    with SharedRuns(settings, jobs=1, ambient=AmbientEnv({})) as shared:
+        shared.serve(root)
+        yield shared, root
+
+
+def run(shared: SharedRuns, root: Path, function: str, env: dict[str, str] | None = None, timeout: float = 30,
+        **args):
+    request = ProbeRequest("baseline", ProbeRef(callable=f"fsprobe:{function}"), dict(args), dict(env or {}))
+    key = ProbeKey.of(request, root)
+    return shared.request(key, timeout).result()
+
+
+def test_each_run_sees_its_own_env_and_a_fresh_module(served) -> None:
+    shared, root = served
+    first = run(shared, root, "observe", {"FS_KNOB": "a"}, tag="one").observation["metrics"]
+    second = run(shared, root, "observe", {"FS_KNOB": "b"}, tag="two").observation["metrics"]
+    plain = run(shared, root, "observe", tag="three").observation["metrics"]
+    leak = run(shared, root, "leak_seen").observation["metrics"]
+    assert (first["knob"], second["knob"], plain["knob"]) == ("a", "b", "unset")
+    assert first["calls"] == second["calls"] == plain["calls"] == 1  # module state starts fresh each run
+    assert leak["leak"] == "none"  # os.environ written by an earlier run does not reach a later one
+    assert first["server"] == second["server"] == plain["server"]  # one warm server, a child per run
+    assert len({first["pid"], second["pid"], plain["pid"]}) == 3
+    assert first["imported_in"] == second["imported_in"] == first["server"]  # the server's warm import
+
+
+def test_a_knob_read_at_import_takes_each_runs_value(served) -> None:
+    shared, root = served
+    runs = [run(shared, root, "observe", {"FS_AT_IMPORT": value}, tag=value).observation["metrics"]
+            for value in ("x", "y")]
+    assert [r["at_import"] for r in runs] == ["x", "y"]
+    assert all(r["imported_in"] == r["pid"] for r in runs)  # a fresh interpreter, not the warm import
+    warm = run(shared, root, "observe").observation["metrics"]
+    assert warm["at_import"] == "unset" and warm["imported_in"] == warm["server"]
+
+
+def test_a_crash_is_reported_like_a_fresh_runs_with_its_traceback(served) -> None:
+    shared, root = served
+    result = run(shared, root, "crash")
+    assert result.observation is None and result.error_kind == "probe"
+    assert result.error.startswith("probe fsprobe:crash exited with status 1")
+    assert "RuntimeError: boom from the probe" in result.error
+    assert run(shared, root, "observe").observation["metrics"]["knob"] == "unset"  # the server serves on
+
+
+def test_a_hang_times_out_and_kills_the_server_with_its_child(served) -> None:
+    shared, root = served
+    server = run(shared, root, "observe").observation["metrics"]["server"]
+    result = run(shared, root, "hang", timeout=2)
+    assert result.error_kind == "timeout"
+    assert "timed out after 2 s" in result.error
+    assert not psutil.pid_exists(server) or psutil.Process(server).status() == psutil.STATUS_ZOMBIE
+    again = run(shared, root, "observe", tag="after").observation["metrics"]
+    assert again["server"] not in (server, os.getpid())  # a new server answers
+
+
+def test_release_ends_the_servers_of_that_root(served) -> None:
+    shared, root = served
+    server = run(shared, root, "observe").observation["metrics"]["server"]
+    assert psutil.pid_exists(server)
+    shared.release(root)
+    assert not psutil.pid_exists(server) or psutil.Process(server).status() == psutil.STATUS_ZOMBIE
+    result = run(shared, root, "observe", tag="after")  # released: a fresh interpreter, started by vtgate
+    assert result.observation["metrics"]["server"] == os.getpid()
+
