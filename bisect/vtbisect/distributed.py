@@ -23,7 +23,6 @@ import io
 import os
 import shutil
 import socket
-import subprocess
 import sys
 import tarfile
 import tempfile
@@ -45,6 +44,7 @@ from vtgate.executor import (
 from vtgate.exitcodes import ExitCode
 
 from vtbisect.cache import verdict_env
+from vtbisect.gitrepo import git_available, run_git
 from vtbisect.judges import CommandRunner, GateRunner, JudgeAbort, Judgement, Runner
 from vtbisect.revisions import tree_of
 from vtbisect.worktrees import Prepared, RevertConflict, WorktreePool
@@ -59,7 +59,7 @@ class WorkerSetupError(Exception):
 @dataclass(frozen=True)
 class RepositorySource:
     """How a worker gets the candidates: ``kind`` "bundle" (``location``: the bundle's sha256; the bytes
-    travel with the run) or "git" (``location``: a path or URL the worker fetches from). ``mirror`` names
+    travel with the run) or "repository" (``location``: a path or URL the worker fetches from). ``mirror`` names
     the worker's mirror folder, the same for every run on one repository, so fetched history is reused."""
 
     kind: str
@@ -108,9 +108,7 @@ def worker_cache() -> Path:
     return folder
 
 
-def _git(args: Sequence[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False,
-                          stdin=subprocess.DEVNULL)
+_git = run_git
 
 
 def _has_commit(mirror: Path, sha: str) -> bool:
@@ -236,7 +234,7 @@ def judge_on_worker(task: JudgementTask, bundle: bytes | None = None, oracle: by
     if vtgate.__version__ != task.vtgate:
         raise WorkerSetupError(f"{who} runs vtgate {vtgate.__version__}, the client vtgate {task.vtgate}; fix: "
                                "install the same vtgate version on both")
-    if shutil.which("git") is None:
+    if not git_available():
         raise WorkerSetupError(f"{who} has no git on its PATH; fix: install git on {who.host}")
     cache = worker_cache()
     mirror = _mirror(cache, task.source, (task.commit, *task.reverts), bundle, who)
@@ -265,16 +263,21 @@ def make_bundle(repo: Path, commits: Sequence[str], folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="bundle-", dir=folder) as scratch:
         work = Path(scratch) / "repo.git"
-        objects = subprocess.run(["git", "-C", str(repo), "rev-parse", "--path-format=absolute", "--git-common-dir"],
-                                 capture_output=True, text=True, check=True).stdout.strip()
-        subprocess.run(["git", "init", "-q", "--bare", str(work)], check=True, capture_output=True)
+
+        def step(args: Sequence[str]) -> str:
+            done = run_git(args)
+            if done.returncode:
+                raise ExecutorError(f"git {' '.join(args[:3])} for the bundle of {repo} failed: {done.stderr.strip()}",
+                                    ExitCode.INTERNAL)
+            return done.stdout.strip()
+
+        objects = step(["-C", str(repo), "rev-parse", "--path-format=absolute", "--git-common-dir"])
+        step(["init", "-q", "--bare", str(work)])
         (work / "objects" / "info" / "alternates").write_text(str(Path(objects) / "objects") + "\n")
         for index, sha in enumerate(dict.fromkeys(commits)):
-            subprocess.run(["git", "-C", str(work), "update-ref", f"refs/heads/c{index}", sha], check=True,
-                           capture_output=True)
+            step(["-C", str(work), "update-ref", f"refs/heads/c{index}", sha])
         target = folder / f"{hashlib.sha256(' '.join(sorted(commits)).encode()).hexdigest()[:16]}.bundle"
-        done = subprocess.run(["git", "-C", str(work), "bundle", "create", "-q", str(target), "--branches"],
-                              capture_output=True, text=True, check=False)
+        done = run_git(["-C", str(work), "bundle", "create", "-q", str(target), "--branches"])
         if done.returncode:
             raise ExecutorError(f"git bundle of {repo} failed: {done.stderr.strip()}", ExitCode.INTERNAL)
     return target
@@ -286,9 +289,9 @@ def repository_source(settings: ExecutorSettings, repo: Path, tips: Sequence[str
     chosen = settings.repository_source
     own = hashlib.sha256(f"{socket.gethostname()}:{repo.resolve()}".encode()).hexdigest()[:16]
     if chosen == "path":
-        return RepositorySource("git", str(repo.resolve()), own), None
+        return RepositorySource("repository", str(repo.resolve()), own), None
     if chosen != "bundle":
-        return RepositorySource("git", chosen, hashlib.sha256(chosen.encode()).hexdigest()[:16]), None
+        return RepositorySource("repository", chosen, hashlib.sha256(chosen.encode()).hexdigest()[:16]), None
     path = make_bundle(repo, tips, cache_dir / "bundles")
     size_mb = path.stat().st_size / 1e6
     if size_mb > settings.bundle_limit_mb:

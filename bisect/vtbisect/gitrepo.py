@@ -12,6 +12,8 @@ from __future__ import annotations
 import atexit
 import os
 import shlex
+import shutil
+import subprocess
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -29,6 +31,19 @@ try:
 finally:
     if _refresh is None:
         del os.environ["GIT_PYTHON_REFRESH"]
+
+
+def git_available() -> bool:
+    """Whether a git executable is on PATH (a Dask worker checks before it takes a judgement)."""
+    return shutil.which("git") is not None
+
+
+def run_git(args: Sequence[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """One git command as an argument list, for the callers that hold no ``GitRepo``: a Dask worker's
+    bare mirror (init, fetch, worktree prune) and the scratch repository a bundle is made in. Returns
+    the finished process (git's status and stderr), never raises on git's exit status."""
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False,
+                          stdin=subprocess.DEVNULL)
 
 
 class GitError(RuntimeError):
