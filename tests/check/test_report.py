@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 
+from .conftest import HEADER
+
 BAND = '[[gate]]\nname = "{name}"\nkind = "band"\nprobe = "fakeengine:speculative"\nbands = {{ proposed = [{lo}, {hi}] }}\n{extra}\n'
 MARK = 'deliberate_red = { issue = "#2906", reason = "strict oracle landed red on purpose" }\n'
 
@@ -96,8 +98,10 @@ def test_unused_goldens_are_reported(project) -> None:
 
 
 def test_terminal_table_shows_status_kind_tier_summary_and_stderr_tail(project) -> None:
+    # The fake engine's knobs are FAKE_*: declared, so the table is the first thing on stderr (with
+    # the default VT_ prefix, check first warns that the prefix names no variable the source reads).
     project.write_suite(_band("ok", 50, 60) + '[[gate]]\nname = "crash"\nkind = "band"\nprobe = "fakeengine:crash"\n'
-                        "bands = { n = [0, 1] }\n")
+                        "bands = { n = [0, 1] }\n", header=HEADER + 'knob_prefixes = ["FAKE_"]\n')
     done = project.vtgate("check")
     lines = done.stderr.splitlines()
     assert lines[0].split() == ["status", "gate", "kind", "tier", "summary", "s"]
