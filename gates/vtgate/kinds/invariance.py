@@ -70,14 +70,19 @@ class InvarianceKind(PinlessKind):
         differing: list[str] = []
         details: list[str] = []
         for label in labels:
+            moved: list[tuple[str, Any, Any]] = []
             for field in fields:
                 old, new = lookup(baseline, field), lookup(observations[label], field)
                 if is_missing(old):
                     raise GateError(f"gate '{spec.name}': the baseline run has no '{field}'", "probe")
                 if old != new:
-                    differing.append(label)
-                    details.append(f"{label} differs from baseline: {_diff(field, old, new)}")
-                    break
+                    moved.append((field, old, new))
+            if moved:
+                # Name a readable field (the first token or case that moved) before a digest, which
+                # only says that some bits did: the digest is reported when nothing else differs.
+                field, old, new = next((m for m in moved if not m[0].startswith("digests")), moved[0])
+                differing.append(label)
+                details.append(f"{label} differs from baseline: {_diff(field, old, new)}")
         identical = len(labels) - len(differing)
         knobs = "; ".join(
             f"{knob}={','.join(_text(v) for v in values)}"
