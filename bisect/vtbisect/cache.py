@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vtgate.probes import TOOL_PREFIXES
+
 from vtbisect import __version__
 
 CACHE_SCHEMA = 2  # 2: the judge's identity in the oracle part; PATH out of the key
@@ -36,7 +38,7 @@ THREAD_NAMES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 ENV_NAMES = ("PYTHONPATH", "PYTHONHASHSEED", "LANG", "LC_ALL", *THREAD_NAMES)
 # vtbisect's own settings (VT_BISECT_CACHE_DIR: where the cache lives) and where a judgement runs
 # (VT_EXECUTOR, VT_DASK_*: docs/distributed.md) never change a verdict.
-OWN_PREFIX = ("VT_BISECT_", "VT_DASK_", "VT_EXECUTOR")
+OWN_PREFIX = TOOL_PREFIXES
 
 
 @dataclass(frozen=True)

@@ -63,12 +63,19 @@ class ProbeResult:
     stderr_tail: str = ""
 
 
+# The tools' own settings: where runs go (VT_EXECUTOR, VT_DASK_*: docs/distributed.md) and vtbisect's
+# (VT_BISECT_*). They share the engine's default VT_ prefix but choose where and how a probe runs, not
+# what the engine computes, so they are never ambient knobs (nor part of vtbisect's verdict keys).
+TOOL_PREFIXES = ("VT_BISECT_", "VT_DASK_", "VT_EXECUTOR")
+
+
 @dataclass(frozen=True)
 class AmbientEnv:
     """Knobs set in the caller's environment: every variable whose name starts with one of the suite's
-    ``knob_prefixes`` or that the suite itself names (a gate's env pin, a swept knob). Unless
-    ``isolated``, they reach every probe run that does not set them itself; reports and bless
-    provenance name them, because a knob left set in a shell changes what a gate measures."""
+    ``knob_prefixes`` or that the suite itself names (a gate's env pin, a swept knob), except the
+    tools' own settings (``TOOL_PREFIXES``) unless the suite names one. Unless ``isolated``, they
+    reach every probe run that does not set them itself; reports and bless provenance name them,
+    because a knob left set in a shell changes what a gate measures."""
 
     values: Mapping[str, str]
     isolated: bool = False
@@ -78,7 +85,8 @@ class AmbientEnv:
            environ: Mapping[str, str] | None = None) -> AmbientEnv:
         source = os.environ if environ is None else environ
         prefixes = tuple(p for p in settings.knob_prefixes if p)
-        found = {name: value for name, value in source.items() if name.startswith(prefixes) or name in named}
+        found = {name: value for name, value in source.items()
+                 if name in named or (name.startswith(prefixes) and not name.startswith(TOOL_PREFIXES))}
         return cls(dict(sorted(found.items())), isolated)
 
     def reaching(self, key: ProbeKey) -> dict[str, str]:

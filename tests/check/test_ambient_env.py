@@ -90,3 +90,21 @@ def test_bless_with_isolate_env_measures_and_records_without_them(project) -> No
     golden = project.golden("strict")
     assert golden["value"] == clean
     assert golden["provenance"]["ambient_env"] == {} and golden["provenance"]["env"] == {}
+
+
+def test_the_tools_own_settings_are_not_ambient_knobs_unless_the_suite_names_them(project) -> None:
+    # VT_EXECUTOR / VT_DASK_* choose where runs go and VT_BISECT_* is vtbisect's: they share the default
+    # VT_ prefix, but a user who exports them has changed no knob of the engine.
+    project.write_suite(STRICT)  # prefixes: the default VT_
+    project.bless("strict")
+    tool = {"VT_EXECUTOR": "local", "VT_DASK_CONNECT_TIMEOUT": "5", "VT_BISECT_CACHE_DIR": str(project.root / "c")}
+    done, report = project.check_json(env={**tool, "VT_SOMETHING": "1"})
+    assert report["ambient_env"] == {"VT_SOMETHING": "1"}, done.stderr
+    assert "ambient knobs from your shell reached the probes: VT_SOMETHING=1" in done.stderr
+    # named by the suite (a gate pins it), a tool variable is a knob like any other
+    project.write_suite(STRICT + '\n[[gate]]\nname = "pinned"\nkind = "golden"\nprobe = "fakeengine:generate"\n'
+                        'args = { prompt = "hello", tokens = 12 }\nenv = { VT_DASK_CONNECT_TIMEOUT = "5" }\n'
+                        'env_reason = "a test"\n')
+    project.bless("pinned")
+    done, report = project.check_json(env=tool)
+    assert report["gates"][0]["ambient_env"] == {"VT_DASK_CONNECT_TIMEOUT": "5"}, done.stderr
