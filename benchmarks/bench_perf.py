@@ -50,7 +50,7 @@ probe = "vtengine.probes:decode_timing"
 args = { prompt = "bench", tokens = 16, repeats = 1 }
 metric = "timing.decode_cpu_tok_s"
 min_ratio = 0.95
-rounds = 10
+rounds = 20
 looks = 3
 budget = 50
 workers = 3
@@ -108,8 +108,11 @@ def patch(root: Path, seconds_per_norm: float | None) -> None:
 def run_gate(root: Path) -> dict:
     with tempfile.TemporaryDirectory(prefix="bench-perf-") as tmp:
         out = Path(tmp) / "report.json"
-        subprocess.run([VTGATE, "check", "--suite", str(root / "gates.toml"), "-k", "perf", "--json", str(out)],
-                       cwd=root, capture_output=True, text=True)
+        done = subprocess.run([VTGATE, "check", "--suite", str(root / "gates.toml"), "-k", "perf", "--json", str(out)],
+                              cwd=root, capture_output=True, text=True)
+        if not out.is_file():  # vtgate itself failed: counted under "other", its message kept
+            tail = done.stderr.strip().splitlines()[-1:] or ["(no output)"]
+            return {"status": "error", "error_kind": f"vtgate exit {done.returncode}", "error": tail[0]}
         (gate,) = json.loads(out.read_text())["gates"]
     return gate
 
