@@ -33,7 +33,7 @@ from vtgate.exitcodes import ExitCode
 
 from vtbisect.cache import VerdictCache, make_key
 from vtbisect.dag import MultiGateDag
-from vtbisect.judges import COMMAND_GATE, Judgement, Runner, host_undecided
+from vtbisect.judges import ARTIFACT_ERROR_KIND, COMMAND_GATE, Judgement, Runner, host_undecided
 from vtbisect.revisions import (
     Commit,
     Range,
@@ -536,6 +536,15 @@ class Bisection:
                 " log): pick a GOOD where the test runs", ExitCode.INTERNAL)
         what = "the command fails" if bad_at_good == [COMMAND_GATE] else f"gate {', '.join(bad_at_good)} is not green"
         verdict = step.verdicts.get(bad_at_good[0])
+        stale = [g for g in bad_at_good if (step.details.get(g) or {}).get("error_kind") == ARTIFACT_ERROR_KIND]
+        if stale:
+            first = step.details[stale[0]].get("error") or "the artifacts differ from the blessed ones"
+            raise BisectError(
+                f"GOOD endpoint {self.rng.good.sha[:10]}: gate {', '.join(stale)} sees other artifacts (weights) "
+                f"than its goldens were blessed with: {first}. Files named by [suite] artifacts are the same at "
+                "every commit, so no other GOOD helps: restore the blessed files, or re-bless with these "
+                "(vtgate bless) and bisect again; weights the engine derives itself: pick a GOOD that derives "
+                "the blessed ones", ExitCode.USAGE)
         if self.rng.floor is not None and not self.graph_mode:
             raise BisectError(
                 f"GOOD endpoint {self.rng.good.sha[:10]} is off BAD's first-parent line, and the line's commit judged "

@@ -56,4 +56,7 @@ def test_worktrees_get_the_artifacts_and_other_weights_are_judged_afresh(make_hi
     # Judged afresh (the cache held "good" for GOOD): the golden was blessed on the old weights, whose
     # digest it records, so on these GOOD itself is not green and the bisection stops (exit 2).
     assert reweighted.code == 2
-    assert f"GOOD endpoint {repo.shas[1][:10]} judges bad" in reweighted.stderr
+    # The message names the weights, not a generic "judges bad": no older GOOD would help.
+    assert f"GOOD endpoint {repo.shas[1][:10]}: gate width sees other artifacts (weights)" in reweighted.stderr
+    assert "models/scale.txt" in reweighted.stderr
+    assert "re-bless with these (vtgate bless)" in reweighted.stderr
