@@ -3,7 +3,7 @@ load from another process (docs/perf.md, "Measured on this host").
 
 A throwaway git project holds HEAD's engine, committed as ``main``, and one perf gate on the decode
 bench chain like the engine's own ``decode-perf-default`` (ratio of decode tokens per CPU second to
-``main``'s, min_ratio 0.95, looks after every 10 rounds, at most 3 looks, 50 s budget, 3 warm
+``main``'s, min_ratio 0.95, looks after every 20 rounds, at most 3 looks, 50 s budget, 3 warm
 processes per role). Each case patches the working tree with a fixed CPU cost in every RMSNorm call
 sized to slow a decode step by the case's percentage (0: no patch); the cases take turns run by run
 (so a change in the host's load falls on all of them alike), each run one ``vtgate check -k perf``
@@ -137,7 +137,12 @@ def main() -> int:
     parser.add_argument("--cases", default="10,0", help="slowdowns in percent, comma-separated")
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--out", type=Path, help="also write the table here after every run (partial results survive)")
+    parser.add_argument("--fresh", action="store_true",
+                        help="fresh_process = true: a new probe process per leg instead of warm process pairs")
     options = parser.parse_args()
+    global SUITE
+    if options.fresh:
+        SUITE = SUITE.replace("workers = 3\n", "fresh_process = true\n")
     cases = [float(c) for c in options.cases.split(",")]
     burner = subprocess.Popen([sys.executable, "-c", "while True:\n    pass"])
     results: dict[float, list[dict]] = {percent: [] for percent in cases}
@@ -174,7 +179,7 @@ def render(results: dict[float, list[dict]], loads: dict[float, list[str]], step
     runs = max(len(gates) for gates in results.values())
     lines = [
         f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `benchmarks/bench_perf.py` ({runs} runs "
-        f"per case, the cases taking turns) on {os.cpu_count()} cores, a CPU burner running beside every run; decode "
+        f"per case, the cases taking turns{', a fresh process per leg' if 'fresh_process' in SUITE else ''}) on {os.cpu_count()} cores, a CPU burner running beside every run; decode "
         f"step {step * 1000:.2f} ms CPU (unpatched). Load average is 1-minute, over the runs of the case.",
         "",
         "| slowdown | runs | red | green | inconclusive | other | median ratio [low, high] | median looks | "
@@ -200,6 +205,13 @@ def render(results: dict[float, list[dict]], loads: dict[float, list[str]], step
                      f"{statistics.median(looks) if looks else '-'} | {statistics.median(seconds):.1f} / {max(seconds):.1f} s | "
                      f"{one_minute[0]:.1f} / {statistics.median(one_minute):.1f} / {one_minute[-1]:.1f} | "
                      f"{target}, each <= 60 s |")
+    calibration = [m for m in map(estimate, results.get(0.0, [])) if m]
+    if calibration:  # with no slowdown the true ratio is 1: an interval that excludes it is a miscalibrated one
+        above = sum(m["low"] > 1.0 for m in calibration)
+        below = sum(m["high"] < 1.0 for m in calibration)
+        lines += ["", f"A/A calibration (0%: the true ratio is 1): {above} of {len(calibration)} intervals lie wholly "
+                      f"above 1 and {below} wholly below it; each bound is one-sided at 98.3% or more, so about 2% of "
+                      "runs per side would if the rounds were independent."]
     return "\n".join(lines)
 
 
