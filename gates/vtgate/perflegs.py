@@ -104,9 +104,15 @@ def export_revision(root: Path, commit: str) -> Path:
     return target
 
 
+def start_order(worker: int) -> tuple[str, str]:
+    """Which role of process pair ``worker`` starts (and warms up) first: the candidate in even pairs,
+    the reference in odd ones, so being first is no privilege of one role."""
+    return ROLES if worker % 2 == 0 else (ROLES[1], ROLES[0])
+
+
 def warmup_order(warmup: int, workers: int) -> list[tuple[str, int | None, int]]:
     """(role, round None, worker) of the warm-up legs: ``warmup`` pairs per worker, judged never."""
-    return [(role, None, worker) for worker in range(workers) for _ in range(warmup) for role in ROLES]
+    return [(role, None, worker) for worker in range(workers) for _ in range(warmup) for role in start_order(worker)]
 
 
 def block_order(first_round: int, count: int, workers: int) -> list[tuple[str, int | None, int]]:
@@ -317,7 +323,7 @@ def measure(probe: Mapping[str, Any], args: Mapping[str, Any], metric: str, cand
     try:
         if warm_processes:
             for worker in range(pool_size):  # all start importing at once; the first legs wait for them
-                for role in ROLES:
+                for role in start_order(worker):
                     request = ProbeRequest(label=role, probe=ref, args=dict(args), env=envs[role])
                     warm[(role, worker)] = WarmProbe(ProbeKey.of(request, roots[role]), roots[role], suite_settings)
             for process in warm.values():

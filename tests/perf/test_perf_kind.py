@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from vtgate.errors import GateError
 from vtgate.kinds import get_kind
-from vtgate.perflegs import block_order, leg_order, warmup_order
+from vtgate.perflegs import block_order, leg_order, start_order, warmup_order
 from vtgate.records import GateSpec, ProbeRef
 
 OUTPUTS = {"tokens": [1, 2, 3]}
@@ -48,8 +48,11 @@ def test_an_interval_straddling_the_threshold_is_inconclusive_with_its_numbers()
 def test_each_round_runs_in_the_next_warm_process_pair_with_the_order_alternating():
     assert block_order(0, 4, 3) == [("candidate", 0, 0), ("reference", 0, 0), ("reference", 1, 1), ("candidate", 1, 1),
                                     ("candidate", 2, 2), ("reference", 2, 2), ("reference", 3, 0), ("candidate", 3, 0)]
-    assert warmup_order(1, 2) == [("candidate", None, 0), ("reference", None, 0), ("candidate", None, 1),
-                                  ("reference", None, 1)]
+    # the process started and warmed first alternates between the roles pair by pair
+    assert warmup_order(1, 2) == [("candidate", None, 0), ("reference", None, 0), ("reference", None, 1),
+                                  ("candidate", None, 1)]
+    assert [start_order(worker) for worker in range(3)] == [("candidate", "reference"), ("reference", "candidate"),
+                                                            ("candidate", "reference")]
 
 
 def test_a_look_that_straddles_is_followed_by_the_next_block_and_the_verdict_names_its_look():
