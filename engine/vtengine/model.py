@@ -132,13 +132,6 @@ class Model:
             out.pop("lm_head.weight", None)
         return out
 
-    def matrix_keys(self) -> list[str]:
-        """The engine's weight matrices in the order one forward pass touches them."""
-        keys = ["embed"]
-        for i in range(self.config.n_layers):
-            keys += [f"layers.{i}.qkv", f"layers.{i}.o", f"layers.{i}.gate_up", f"layers.{i}.down"]
-        return [*keys, "lm_head"]
-
     def matrix_t(self, key: str) -> np.ndarray:
         """Dequantize one engine matrix: ``embed`` is [vocab, d]; the others [K, N] C-contiguous."""
         if key == "embed":

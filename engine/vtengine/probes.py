@@ -7,13 +7,14 @@ tree hash, source root, resolved knobs, selected arms). In the default arm every
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any
 
 import numpy as np
 
 from vtengine import __version__, tokenizer
 from vtengine.arms import select_arms
-from vtengine.attention import BF16, DTYPES, attend_scalar, gather_kv, paged_attention
+from vtengine.attention import BF16, DTYPES, attend_scalar, gather_kv, paged_attention, paged_attention_rows
 from vtengine.engine import Engine, Generation, Scores
 from vtengine.knobs import Knobs
 from vtengine.model import Model, load_model
@@ -224,12 +225,12 @@ ATTENTION_Q_DTYPES = ("f32", "bf16")
 ATTENTION_KV_DTYPES = ("f32", "bf16", "fp8")
 
 
-def attention_case_ids() -> list[str]:
+def attention_case_ids(head_dims: tuple[int, ...] = ATTENTION_HEAD_DIMS) -> list[str]:
     return [
         f"q={q},kv={kv},hd={hd},bs={bs},ctx={ctx}"
         for q in ATTENTION_Q_DTYPES
         for kv in ATTENTION_KV_DTYPES
-        for hd in ATTENTION_HEAD_DIMS
+        for hd in head_dims
         for bs in ATTENTION_BLOCK_SIZES
         for ctx in ATTENTION_CONTEXTS
     ]
@@ -254,24 +255,41 @@ def attention_case_inputs(case: str) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return q, k_cache, v_cache, table, ctx, scale
 
 
-def attention_cases(impl: str = "dispatch", model: str = "vt-tiny") -> Observation:
+def attention_cases(impl: str = "dispatch", head_dims: list[int] | None = None, model: str = "vt-tiny") -> Observation:
     """Per-case digests of the attention output over q {f32, bf16} x kv {f32, bf16, fp8} x head
     sizes x block sizes x contexts: ``impl="dispatch"`` runs the vectorized dtype dispatch under the
-    selected arm; ``impl="scalar"`` runs the plain-loop reference body."""
-    if impl not in ("dispatch", "scalar"):
-        raise ValueError(f"impl must be 'dispatch' or 'scalar', got {impl!r}")
+    selected arm, one query row; ``impl="rows"`` the arm's several-rows body (one row per context
+    1..ctx, as a prefill runs them), reporting the last row, which must equal ``dispatch`` bit for bit;
+    ``impl="scalar"`` runs the plain-loop reference body. ``head_dims`` (default 32, 64) may add a
+    head size the lane bodies pad (an odd one for the bf16 pair-dot, one not a multiple of 4 for the
+    FMA lanes). ``digests``: ``cases`` (every case's digest, in order) and ``inputs`` (every case's
+    q, K, V, block table and scale, with their dtypes)."""
+    if impl not in ("dispatch", "rows", "scalar"):
+        raise ValueError(f"impl must be 'dispatch', 'rows' or 'scalar', got {impl!r}")
+    dims = ATTENTION_HEAD_DIMS if head_dims is None else tuple(_check_tokens(d) for d in head_dims)
+    if not dims:
+        raise ValueError("head_dims must list at least one head size")
     knobs = Knobs.from_env()
     arm = select_arms(knobs)["paged_attention"]
     cases = {}
-    for case in attention_case_ids():
+    inputs = hashlib.sha256()
+    for case in attention_case_ids(dims):
         q, k_cache, v_cache, table, ctx, scale = attention_case_inputs(case)
+        inputs.update(_bytes_digest(q, k_cache, v_cache, table, np.asarray(scale)).encode())
         if impl == "dispatch":
             out = paged_attention(q, k_cache, v_cache, table, ctx, scale, arm)
+        elif impl == "rows":
+            rows = np.repeat(q[None], ctx, axis=0).astype("float32")  # bf16 q values, held as float32
+            ctxs = np.arange(1, ctx + 1)
+            q_dtype = case.split(",")[0].split("=")[1]
+            out = paged_attention_rows(rows, k_cache, v_cache, table, ctxs, scale, arm, q_dtype)[-1]
         else:
             k, v = gather_kv(k_cache, v_cache, table, ctx)
             out = attend_scalar(q.astype(np.float32), k, v, ctx, scale)
         cases[case] = digest_array(out)
-    return {"cases": cases, "metrics": {"cases": len(cases)}, "meta": meta(model, knobs)}
+    every = hashlib.sha256("\n".join(f"{k} {v}" for k, v in cases.items()).encode()).hexdigest()
+    return {"cases": cases, "digests": {"cases": every, "inputs": inputs.hexdigest()},
+            "metrics": {"cases": len(cases)}, "meta": meta(model, knobs)}
 
 
 __all__ = [
@@ -281,6 +299,7 @@ __all__ = [
     "checkpoint_roundtrip",
     "decode_bench",
     "decode_paths",
+    "engine_contracts",
     "generate",
     "profile_counts",
     "score_ids",
@@ -384,14 +403,35 @@ def _config_cases(config: Any, tensors: dict[str, np.ndarray]) -> dict[str, str]
     return said
 
 
+def _sharded_copy(directory: Any, tensors: dict[str, np.ndarray], target: Any) -> Any:
+    """The checkpoint at ``directory`` rewritten as two safetensors shards listed in
+    model.safetensors.index.json (as large Hugging Face checkpoints are stored)."""
+    import shutil
+
+    from safetensors.numpy import save_file
+
+    from vtengine.checkpoint import CONFIG_FILE, INDEX_FILE
+
+    target.mkdir()
+    shutil.copy(directory / CONFIG_FILE, target / CONFIG_FILE)
+    names = sorted(tensors)
+    weight_map: dict[str, str] = {}
+    for shard, part in (("model-00001-of-00002.safetensors", names[: len(names) // 2]),
+                        ("model-00002-of-00002.safetensors", names[len(names) // 2 :])):
+        save_file({n: np.ascontiguousarray(tensors[n]) for n in part}, str(target / shard), metadata={"format": "pt"})
+        weight_map.update(dict.fromkeys(part, shard))
+    (target / INDEX_FILE).write_text(json.dumps({"metadata": {}, "weight_map": weight_map}, indent=2))
+    return target
+
+
 def checkpoint_roundtrip(prompt: str = "bench", tokens: int = 16, weights: str = "fp8",
                          model: str = "vt-tiny") -> Observation:
     """The model written as a Llama-format checkpoint (``weights``: "fp8", its own fp8 codes with
     128x128 block scales, or "float32", what ``vtengine export`` writes), read back through
     :mod:`vtengine.checkpoint` and decoded greedily. ``digests`` pin the config.json it wrote, the
     checkpoint reader's float32 dequantization of every fp8 weight, its verdicts on a few edited
-    checkpoints (``cases``) and the logits; the tokens must equal the embedded model's."""
-    import json
+    checkpoints and whether the same tensors stored as two shards with an index read identically
+    (``cases``), and the logits; the tokens must equal the embedded model's."""
     import tempfile
     from pathlib import Path
 
@@ -420,6 +460,10 @@ def checkpoint_roundtrip(prompt: str = "bench", tokens: int = 16, weights: str =
         from vtengine.checkpoint import load_checkpoint
 
         _, read = load_checkpoint(directory)
+        sharded = _sharded_copy(directory, tensors, Path(folder) / "sharded")
+        _, from_shards = load_checkpoint(sharded)
+    same = sorted(from_shards) == sorted(read) and all(
+        from_shards[n].dtype == read[n].dtype and from_shards[n].tobytes() == read[n].tobytes() for n in read)
     dequant = hashlib.sha256()
     for name in sorted(read):
         if read[name].dtype == FP8:
@@ -428,6 +472,7 @@ def checkpoint_roundtrip(prompt: str = "bench", tokens: int = 16, weights: str =
     engine = Engine(loaded, knobs)
     gen = engine.generate(_prompt_ids(prompt, engine), _check_tokens(tokens))
     cases = _config_cases(source.config, tensors) if weights == "fp8" else {}
+    cases["the same tensors in 2 shards + model.safetensors.index.json"] = "read identically" if same else "differ"
     observation = _chain(gen, engine, model)
     observation["digests"].update({"config": hashlib.sha256(config_text).hexdigest(),
                                    "dequant": dequant.hexdigest(),
@@ -468,3 +513,172 @@ def profile_counts(prompt: str = "bench", tokens: int = 8, model: str = "vt-tiny
     counters = {f"calls.{row['phase']}.{row['stage']}": int(row["calls"]) for row in rows}  # type: ignore[call-overload]
     counters.update({"profile_table_rows": len(rows), "profile_shares_exact": int(exact)})
     return {"tokens": chain, "counters": counters, "meta": meta(model, knobs)}
+
+
+def _said(action: Any) -> str:
+    """``accepted`` (with what the action returns, when it returns something) or the engine's refusal:
+    the error's type and the first line of its message."""
+    try:
+        result = action()
+    except (ValueError, IndexError, AssertionError, MemoryError) as error:
+        text = str(error).splitlines()[0] if str(error) else ""
+        return f"refused: {type(error).__name__}: {text}"
+    return "accepted" if result is None else f"accepted: {result}"
+
+
+def _bytes_digest(*arrays: np.ndarray) -> str:
+    """sha256 over each array's dtype, shape and bytes: a dtype change is a change."""
+    digest = hashlib.sha256()
+    for array in arrays:
+        array = np.ascontiguousarray(array)
+        digest.update(array.dtype.str.encode())
+        digest.update(str(array.shape).encode())
+        digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
+def _numerics_digests() -> dict[str, str]:
+    """The numerics module's building blocks on seeded inputs, each pinned by its output's bytes and
+    dtype (the module's contract is their bits): the fp8 block quantizer on a matrix with a ragged
+    edge, an all-zero block and outliers, and its dequantization; SiLU, exp, bf16 rounding, the
+    sequential sum (both of its paths) and the exact fma."""
+    from vtengine.numerics import (
+        FP8,
+        dequantize_fp8_blocks,
+        exp_f32,
+        fma_f32,
+        quantize_fp8_blocks,
+        round_bf16,
+        silu_f32,
+        sum_sequential,
+    )
+
+    rng = np.random.Generator(np.random.PCG64(20261130))
+    w = rng.standard_normal((200, 300), dtype="float32")
+    w[:128, 128:256] = 0.0  # one whole 128x128 block of zeros: its scale is 1
+    w[5, 7] = 900.0  # an outlier: its block's scale is 900 / 448
+    # the last block (rows 128.., cols 256..): fp8 rounding midpoints times its scale (amax 3, a scale
+    # that is not a power of two), where dividing by the scale and multiplying by its reciprocal, or
+    # rounding the quotient to float32 before fp8, give different codes
+    positive = np.arange(1, 127, dtype=np.uint8).view(FP8).astype("float64")
+    midpoints = (positive[:-1] + positive[1:]) / 2
+    corner = np.resize(midpoints, (72, 44)) * (3.0 / 448.0)
+    corner[::2] *= -1
+    corner[0, 0] = 3.0
+    w[128:, 256:] = corner
+    codes, scales = quantize_fp8_blocks(w)
+    x = rng.standard_normal((3, 257), dtype="float32") * 4
+    a, b, c = (rng.standard_normal((4, 64), dtype="float32") for _ in range(3))
+    return {
+        "quantizer": _bytes_digest(codes, scales),
+        "dequantizer": _bytes_digest(dequantize_fp8_blocks(codes, scales)),
+        "numerics": _bytes_digest(silu_f32(x), exp_f32(x - x.max()), round_bf16(x), sum_sequential(x, axis=0),
+                                  sum_sequential(x, axis=1), fma_f32(a, b, c)),
+    }
+
+
+def engine_contracts(model: str = "vt-tiny", context: int = 64) -> Observation:
+    """The engine's limits and small contracts, each at its exact edge, on ``model`` with its context
+    cut to ``context`` positions (the same weights; RoPE tables and the KV cache follow the config, so
+    the limit is cheap to reach). ``tokens``/``margins``/``digests.logits``: a greedy chain that fills
+    the context exactly. ``cases``: what the engine says one step inside each input boundary
+    (``accepted``) and one step outside (its refusal's first line): the context, token ids, draft and
+    n-gram sizes, vocab size, probe arguments, a GEMV's minimum width, and the dequant cache's budget
+    filled exactly by one block (each policy); the dtypes weights, norms and margins are held in.
+    ``counters``: KV blocks a full sequence holds and the free blocks then, thread-pool workers at 1
+    and 2 threads, the speculative counters of a chain that ends at the context limit.
+    ``digests``: an RMSNorm over rows whose mean square is near or below eps (float32 activations,
+    so no bf16 rounding hides it), and the numerics module's kernels (:func:`_numerics_digests`)."""
+    import dataclasses
+
+    from vtengine.dequant import DequantCache
+    from vtengine.engine import top2_margin
+    from vtengine.gemv import gemv_default
+    from vtengine.model import QuantizedWeight
+    from vtengine.numerics import FP8
+
+    knobs = Knobs.from_env()
+    source = _model(model, knobs)
+    tensors: dict[str, np.ndarray] = {}
+    for name, weight in source.weights.items():
+        if isinstance(weight, QuantizedWeight):
+            tensors[name] = weight.codes.view(FP8)
+            tensors[name + "_scale_inv"] = weight.scales
+        else:
+            tensors[name] = weight
+    small = Model(dataclasses.replace(source.config, max_context=_check_tokens(context)), tensors)
+    engine = Engine(small, knobs)
+    vocab = small.config.vocab_size
+    ids = _prompt_ids("bench", engine)
+    steps = context - len(ids) + 1  # prompt + steps - 1 == context: the last position the model has
+    gen = engine.generate(ids, steps)
+    cases: dict[str, str] = {
+        "generate one past the context": _said(lambda: engine.generate(ids, steps + 1)),
+    }
+    seq = engine.kv.new_sequence()
+    engine.forward([seq], [ids + gen.tokens[:-1]])  # every position of the context, in one prefill
+    counters = {"kv_blocks_full_sequence": len(seq.blocks), "kv_free_blocks_then": len(engine.kv.free)}
+    cases["forward at position context"] = _said(lambda: engine.forward([seq], [[gen.tokens[-1]]]) and None)
+    engine.kv.release(seq)
+    for label, token in (("token id 0", 0), ("token id -1", -1), (f"token id {vocab - 1}", vocab - 1),
+                         (f"token id {vocab}", vocab)):
+        fresh = engine.kv.new_sequence()
+        cases[label] = _said(lambda t=token, s=fresh: engine.forward([s], [[t]]) and None)
+        engine.kv.release(fresh)
+    spec = engine.speculative(ids, steps, ngram=1, max_draft=1)
+    counters.update({"speculative_to_the_limit_proposed": spec.proposed,
+                     "speculative_to_the_limit_accepted": spec.accepted})
+    cases["speculative to the context limit equals greedy"] = str(spec.tokens == gen.tokens)
+    cases["speculative max_draft 0"] = _said(lambda: engine.speculative(ids, 2, ngram=1, max_draft=0) and None)
+    cases["speculative ngram 0"] = _said(lambda: engine.speculative(ids, 2, ngram=0) and None)
+    cases[f"vocab_size {tokenizer.VOCAB_SIZE}"] = _said(lambda: tokenizer.check_vocab(tokenizer.VOCAB_SIZE, "case"))
+    cases[f"vocab_size {tokenizer.VOCAB_SIZE - 1}"] = _said(
+        lambda: tokenizer.check_vocab(tokenizer.VOCAB_SIZE - 1, "case"))
+    cases["score_ids [0, vocab - 1]"] = _said(lambda: score_ids([0, vocab - 1], model)["tokens"])
+    cases["score_ids [0, vocab]"] = _said(lambda: score_ids([0, vocab], model) and None)
+    cases["score_ids one id"] = _said(lambda: score_ids([0], model) and None)
+    cases["teacher_forced cut to 2 tokens"] = _said(
+        lambda: teacher_forced("Hi", " there", tokens=2, model=model)["tokens"])
+    w = np.arange(16, dtype="float32").reshape(8, 2) / 8
+    x = np.arange(8, dtype="float32")[None] / 4
+    cases["gemv_default 2 columns"] = _said(lambda: gemv_default(x, w).tolist())
+    cases["gemv_default 1 column"] = _said(lambda: gemv_default(x, np.ascontiguousarray(w[:, [0]])) and None)
+    block = np.ones(1024, "float32")  # 4096 bytes
+    for policy in ("lru", "pin"):
+        cache = DequantCache(2 * block.nbytes, policy)
+        for key in ("a", "b", "a", "b"):
+            cache.get(key, block.copy)
+        one = DequantCache(block.nbytes, policy)
+        one.get("a", block.copy)
+        one.get("a", block.copy)
+        both, alone = cache.counters(), one.counters()
+        cases[f"dequant {policy}: two blocks fill the budget exactly"] = (
+            f"hits {both.hits} misses {both.misses} evictions {both.evictions} resident {both.resident_bytes}")
+        cases[f"dequant {policy}: one block is the budget"] = f"hits {alone.hits} misses {alone.misses}"
+    norm = small.weights["model.norm.weight"]
+    cases["dtypes"] = (f"held norm {np.asarray(norm).dtype}, vector {small.vector('model.norm.weight').dtype}, "
+                       f"dequantized {small.tensor('model.embed_tokens.weight').dtype}, "
+                       f"margins {top2_margin(gen.logits).dtype}")
+    for threads in (1, 2):
+        pooled = Engine(small, knobs.with_(cpu_threads=threads))
+        counters[f"thread_pool_workers_at_{threads}"] = 0 if pooled.pool is None else pooled.pool._max_workers
+        pooled.close()
+    f32 = Engine(small, knobs.with_(act_dtype="f32"))
+    rng = np.random.Generator(np.random.PCG64(7))
+    d = small.config.d_model
+    spread = 10.0 ** np.linspace(-5, -1, 48)  # mean squares 1e-10 .. 1e-2
+    rows = (rng.standard_normal((48, d)) * spread[:, None]).astype("float32")
+    weight = f32.norm_final
+    normed = [f32._rmsnorm(rows[i : i + 1], weight) for i in range(len(rows))] + [f32._rmsnorm(rows, weight)]
+    digests = {"logits": digest_array(gen.logits), "stream": stream_digest(gen.tokens),
+               "cases": hashlib.sha256(json.dumps(cases, sort_keys=True).encode()).hexdigest(),
+               "rmsnorm": _bytes_digest(*normed), **_numerics_digests()}
+    return {
+        "tokens": gen.tokens,
+        "margins": [float(m) for m in gen.margins],
+        "digests": digests,
+        "counters": counters,
+        "cases": cases,
+        "metrics": {"anchor": anchor(gen.tokens)},
+        "meta": meta(model, knobs),
+    }

@@ -79,6 +79,22 @@ def test_anchor_digests_catch_a_drift_that_keeps_every_token(project) -> None:
     assert drift.summary.startswith("logits digest ") and "(1/1 anchor tokens hold)" in drift.summary
 
 
+def test_anchor_of_digests_alone_pins_a_probe_without_tokens(project) -> None:
+    project.write_suite('[[gate]]\nname = "kernels"\nkind = "anchor"\ndigests = ["cases"]\n'
+                        'probe = "fakeengine:cases"\n')
+    project.bless("kernels")
+    pin = project.golden("kernels")["value"]
+    assert set(pin) == {"digests"}
+    green = _one(project, {})
+    assert green.status == "green"
+    assert green.summary == f"cases {pin['digests']['cases'][:12]}… identical"
+    red = _one(project, {"FAKE_FMA": "1"})
+    assert red.status == "red"
+    assert red.summary.startswith(f"cases digest {pin['digests']['cases'][:12]}… -> ")
+    assert red.summary.endswith("(0/1 digests hold)")
+    assert red.verdict.cases.failed_ids == ("digests.cases",)
+
+
 def test_anchor_green_then_red_naming_the_moved_anchor(project) -> None:
     project.write_suite('[[gate]]\nname = "bench"\nkind = "anchor"\npositions = [2, 5, 11]\n' + GEN)
     project.bless("bench")

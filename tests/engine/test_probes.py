@@ -95,9 +95,47 @@ def test_checkpoint_roundtrip_decodes_like_the_embedded_model_and_reports_each_r
     assert "num_hidden_layers=" in cases["layer past the config"]
     assert "is missing" in cases["fp8 weight without scales"]
     assert "one scale per 128x128 block" in cases["fp8 scales of the weight's shape"]
+    sharded = "the same tensors in 2 shards + model.safetensors.index.json"
+    assert cases[sharded] == "read identically"
     as_float = probes.checkpoint_roundtrip("bench", 6, weights="float32")
-    assert as_float["tokens"] == embedded["tokens"] and as_float["cases"] == {}
+    assert as_float["tokens"] == embedded["tokens"] and as_float["cases"] == {sharded: "read identically"}
     assert as_float["digests"]["config"] != written["digests"]["config"]  # fp8 adds quantization_config
+
+
+def test_attention_rows_equal_one_row_per_call_and_odd_head_sizes_are_cases() -> None:
+    dispatch = probes.attention_cases("dispatch", head_dims=[7, 32])
+    rows = probes.attention_cases("rows", head_dims=[7, 32])
+    assert len(dispatch["cases"]) == 2 * 3 * 2 * 3 * 4 and "q=bf16,kv=bf16,hd=7,bs=5,ctx=37" in dispatch["cases"]
+    assert rows["cases"] == dispatch["cases"]  # the several-rows body's last row is the one-row body's output
+    assert rows["digests"]["inputs"] == dispatch["digests"]["inputs"]
+    default = probes.attention_cases("dispatch")
+    assert default["digests"]["inputs"] != dispatch["digests"]["inputs"]
+    with pytest.raises(ValueError, match="impl must be"):
+        probes.attention_cases("fast")
+
+
+def test_engine_contracts_fill_the_context_and_refuse_one_step_past_each_boundary() -> None:
+    obs = probes.engine_contracts(context=32)
+    check_meta(obs)
+    assert len(obs["tokens"]) == 32 - 6 + 1  # BOS + "bench", then up to the last of 32 positions
+    cases = obs["cases"]
+    assert cases["generate one past the context"].startswith("refused: ValueError: prompt + generated tokens = 33")
+    assert cases["forward at position context"] == "refused: ValueError: sequence longer than the model's context 32"
+    assert cases["token id 0"] == cases["token id 511"] == "accepted"
+    assert cases["token id -1"] == cases["token id 512"] == "refused: ValueError: token ids must lie in [0, 512)"
+    assert cases["speculative to the context limit equals greedy"] == "True"
+    assert cases["vocab_size 259"] == "accepted" and cases["vocab_size 258"].startswith("refused: VocabError")
+    assert cases["gemv_default 1 column"] == "refused: AssertionError: sequential-K layout violated"
+    for policy in ("lru", "pin"):
+        assert cases[f"dequant {policy}: two blocks fill the budget exactly"] == (
+            "hits 2 misses 2 evictions 0 resident 8192")
+        assert cases[f"dequant {policy}: one block is the budget"] == "hits 1 misses 1"
+    assert cases["dtypes"] == "held norm float32, vector float32, dequantized float32, margins float64"
+    counters = obs["counters"]
+    assert counters["kv_blocks_full_sequence"] == 2  # 32 positions in blocks of 16
+    assert counters["thread_pool_workers_at_1"] == 0 and counters["thread_pool_workers_at_2"] == 2
+    assert set(obs["digests"]) >= {"logits", "cases", "rmsnorm", "quantizer", "dequantizer", "numerics"}
+    assert obs == {**probes.engine_contracts(context=32), "meta": obs["meta"]}  # deterministic
 
 
 def test_profile_counts_count_calls_per_phase_and_stage_with_exact_shares() -> None:

@@ -1,7 +1,9 @@
 """``anchor``: a deterministic decode stream pinned by its digest (``digests.stream``), its anchor
 fingerprint (``metrics.anchor``, when the probe gives one), the tokens at chosen ``positions`` and,
 with ``digests = ["logits", ...]``, the observation's other digests: a stream that another numeric
-drift happens to reproduce token for token still moves the logits' bits, so the pin names the arm."""
+drift happens to reproduce token for token still moves the logits' bits, so the pin names the arm.
+A probe with no token stream (kernel outputs, a quantizer's codes) is pinned by its digests alone:
+a gate that names ``digests`` and no ``positions`` over an observation without ``tokens``."""
 
 from __future__ import annotations
 
@@ -38,6 +40,12 @@ def _digest(observation: Mapping[str, Any], name: str, spec: GateSpec) -> str:
     return str(value)
 
 
+def _digests_only(spec: GateSpec, observation: Mapping[str, Any]) -> bool:
+    """A digest anchor: the gate names digests and no positions, and the probe reports no tokens."""
+    return bool(spec.options.get("digests")) and not spec.options.get("positions") and is_missing(
+        lookup(observation, "tokens"))
+
+
 class AnchorKind:
     name = "anchor"
     pin_source = "golden"
@@ -69,6 +77,8 @@ class AnchorKind:
             )
 
     def pin_from(self, spec: GateSpec, observations: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+        if _digests_only(spec, observations["baseline"]):
+            return {"digests": {name: _digest(observations["baseline"], name, spec) for name in spec.options["digests"]}}
         tokens, digest, anchor = _stream(observations["baseline"], spec)
         self._check_positions(spec, len(tokens))
         pin: dict[str, Any] = {"digest": digest, "length": len(tokens), "tokens": tokens}
@@ -82,6 +92,8 @@ class AnchorKind:
     def evaluate(
         self, spec: GateSpec, pin: Mapping[str, Any], observations: Mapping[str, Mapping[str, Any]]
     ) -> Verdict:
+        if "digest" not in pin and pin.get("digests") and _digests_only(spec, observations["baseline"]):
+            return self._evaluate_digests(spec, pin, observations["baseline"])
         tokens, digest, anchor = _stream(observations["baseline"], spec)
         if "digest" not in pin:
             raise GateError(f"gate '{spec.name}': the golden has no stream 'digest'", "golden")
@@ -145,6 +157,24 @@ class AnchorKind:
         summary = "; ".join(parts) + f" ({len(held)}/{len(positions)} anchor tokens hold)"
         return Verdict(False, summary, measured, pinned, cases)
 
+    def _evaluate_digests(self, spec: GateSpec, pin: Mapping[str, Any], observation: Mapping[str, Any]) -> Verdict:
+        """A digest anchor's verdict: each named digest against the golden's, by name."""
+        wanted = list(spec.options["digests"])
+        pinned: Mapping[str, str] = pin["digests"]
+        if any(name not in pinned for name in wanted):
+            raise GateError(f"gate '{spec.name}': digests {wanted} are in the suite but not all in the golden; "
+                            f"re-bless: vtgate bless {spec.name} --reason ...", "golden")
+        now = {name: _digest(observation, name, spec) for name in wanted}
+        moved = [name for name in wanted if now[name] != pinned[name]]
+        cases = Cases(len(wanted) - len(moved), len(moved), tuple(f"digests.{n}" for n in moved))
+        measured, shown = {"digests": now}, {"digests": {n: pinned[n] for n in wanted}}
+        if not moved:
+            summary = "; ".join(f"{n} {short(now[n])} identical" for n in wanted)
+            return Verdict(True, summary, measured, shown, cases)
+        summary = "; ".join(f"{n} digest {short(pinned[n])} -> {short(now[n])}" for n in moved)
+        summary += f" ({len(wanted) - len(moved)}/{len(wanted)} digests hold)"
+        return Verdict(False, summary, measured, shown, cases)
+
     def describe_change(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
         parts = []
         if old.get("anchor") != new.get("anchor"):
@@ -159,9 +189,13 @@ class AnchorKind:
         for p in sorted(set(old_anchors) | set(new_anchors), key=int):
             if old_anchors.get(p) != new_anchors.get(p):
                 parts.append(f"token at position {p}: {old_anchors.get(p, '-')} -> {new_anchors.get(p, '-')}")
-        return "; ".join(parts) if parts else f"unchanged (anchor {new.get('anchor')})"
+        if parts:
+            return "; ".join(parts)
+        return f"unchanged (anchor {new.get('anchor')})" if "anchor" in new else "unchanged"
 
     def describe_pin(self, pin: Mapping[str, Any]) -> str:
+        if "digest" not in pin:
+            return "digests " + ", ".join(f"{n} {short(v)}" for n, v in dict(pin.get("digests", {})).items())
         anchor = f"anchor {pin['anchor']}, " if "anchor" in pin else ""
         return f"{anchor}{pin.get('length')} tokens {short(pin.get('digest'))}"
 

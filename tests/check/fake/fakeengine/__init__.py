@@ -85,7 +85,8 @@ def cases(impl: str = "dispatch", n: int = 12) -> dict:
         if impl == "dispatch" and os.environ.get("FAKE_FMA") == "1" and i % 3 == 0:
             value = hashlib.sha256(f"fma-{i}".encode()).hexdigest()
         out[f"case-{i}"] = value
-    return {"cases": out, "meta": _meta()}
+    digest = hashlib.sha256("".join(out.values()).encode()).hexdigest()
+    return {"cases": out, "digests": {"cases": digest}, "meta": _meta()}
 
 
 def speculative(tokens: int = 20) -> dict:
