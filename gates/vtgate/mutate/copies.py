@@ -44,11 +44,16 @@ def _walk_files(root: Path) -> list[str]:
     return sorted(files)
 
 
-def copy_tree(root: Path, destination: Path) -> int:
-    """Copy the project's files (git's view when ``root`` is a git tree) to ``destination``."""
+def project_files(root: Path) -> list[str]:
+    """The project's files relative to ``root``: git's view when ``root`` is a git tree, else a walk."""
     names = _git_files(root)
+    return names if names is not None else _walk_files(root)
+
+
+def copy_tree(root: Path, destination: Path, names: Sequence[str] | None = None) -> int:
+    """Copy the project's files (``names``, default :func:`project_files`) to ``destination``."""
     if names is None:
-        names = _walk_files(root)
+        names = project_files(root)
     copied = 0
     for name in names:
         source = root / name
@@ -116,6 +121,7 @@ class Scratch:
         self.path: Path | None = None
         self.artifacts = tuple(artifacts)  # [suite] artifacts: globs under ``project``, linked into each copy
         self.project = project
+        self._files: dict[Path, list[str]] = {}  # root -> its project files, listed once per run
 
     def __enter__(self) -> Scratch:
         self.path = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX))
@@ -125,7 +131,10 @@ class Scratch:
         assert self.path is not None, "use Scratch as a context manager"
         copy = self.path / name
         copy.mkdir()
-        copy_tree(root, copy)
+        names = self._files.get(root)
+        if names is None:  # one 'git ls-files' per run, not per copy: the copies of one run share it
+            names = self._files[root] = project_files(root)
+        copy_tree(root, copy, names)
         if self.artifacts and self.project is not None:
             link_artifacts(self.project, self.artifacts, copy)
         apply_patch(copy, patch, shown)
