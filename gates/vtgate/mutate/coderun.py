@@ -34,7 +34,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -400,6 +400,12 @@ def _reaches(coverage_of_gate: frozenset[tuple[str, int]] | None, mutant: CodeMu
     return coverage_of_gate is None or (mutant.path, mutant.statement_line) in coverage_of_gate
 
 
+def _survivor_cost(mutant: CodeMutant, green: Sequence[GateSpec], reach: Coverage,
+                   baseline: Mapping[str, GateResult]) -> float:
+    """What judging ``mutant`` costs at most: the baseline seconds of every gate that reaches it."""
+    return sum(baseline[spec.name].seconds for spec in green if _reaches(reach[spec.name], mutant))
+
+
 def _tree_identity(root: Path, suite: Suite, scope: CodeScope) -> str:
     """The mutated tree in the cache key: ``[suite] source_tree``'s hash, or, without one, a hash of
     every file under the mutated paths (so a suite without a source tree never reuses a stale verdict)."""
@@ -561,7 +567,12 @@ def run_code_mutants(
             return verdict
 
         with Scratch(suite.settings.artifacts, root_path) as scratch, ThreadPoolExecutor(max_workers=max(1, shared.jobs)) as pool:
-            futures = [pool.submit(one, mutant, scratch) for mutant in chosen]
+            # Longest first (the summed baseline seconds of the gates that reach it: what it costs if it
+            # survives), so no long mutant is left running alone on one core at the end; the report
+            # keeps the sample's order.
+            futures: list[Future[MutantVerdict]] = [Future() for _ in chosen]
+            for index in sorted(range(len(chosen)), key=lambda i: -_survivor_cost(chosen[i], green, reach, baseline)):
+                futures[index] = pool.submit(one, chosen[index], scratch)
             try:
                 for index, future in enumerate(futures, 1):
                     verdict = future.result()
