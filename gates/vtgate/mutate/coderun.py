@@ -566,7 +566,10 @@ def run_code_mutants(
             shutil.rmtree(copy, ignore_errors=True)
             return verdict
 
-        with Scratch(suite.settings.artifacts, root_path) as scratch, ThreadPoolExecutor(max_workers=max(1, shared.jobs)) as pool:
+        # One mutant more in flight than probe jobs: while a mutant's copy is made or its gate judged
+        # (vtgate's own work), the others keep the ``jobs`` probe slots busy; probes still run ``jobs`` at a time.
+        mutant_threads = max(1, shared.jobs) + 1
+        with Scratch(suite.settings.artifacts, root_path) as scratch, ThreadPoolExecutor(max_workers=mutant_threads) as pool:
             # Longest first (the summed baseline seconds of the gates that reach it: what it costs if it
             # survives), so no long mutant is left running alone on one core at the end; the report
             # keeps the sample's order.
