@@ -357,9 +357,11 @@ def _covered_lines(key: ProbeKey, root: Path, suite: Suite, ambient: AmbientEnv,
 
 
 def probe_coverage(specs: Sequence[GateSpec], suite: Suite, root: Path, ambient: AmbientEnv, paths: Sequence[str],
-                   jobs: int, extra_env: Mapping[str, str] | None = None) -> Coverage:
+                   jobs: int, extra_env: Mapping[str, str] | None = None,
+                   children: ChildProcesses | None = None) -> Coverage:
     """Per gate, the lines of the mutated code its baseline runs execute (the union over its runs);
-    None for a gate with a run that cannot be measured (it runs on every mutant)."""
+    None for a gate with a run that cannot be measured (it runs on every mutant). ``children``: whose
+    ``kill_all`` ends the measuring runs (default: their own)."""
     try:
         import coverage  # noqa: F401
     except ImportError:
@@ -371,7 +373,7 @@ def probe_coverage(specs: Sequence[GateSpec], suite: Suite, root: Path, ambient:
             key = ProbeKey.of(request, root)
             keys[key] = max(keys.get(key, 0.0), spec.timeout)
             gate_keys.setdefault(spec.name, []).append(key)
-    children = ChildProcesses()
+    children = children if children is not None else ChildProcesses()
     with tempfile.TemporaryDirectory(prefix="vtgate-coverage-") as folder, \
             ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         try:
@@ -481,16 +483,31 @@ def run_code_mutants(
     oracle = oracle_digest(suite, specs)
     with shared_runs(suite, jobs=jobs, isolate_env=isolate_env, progress=progress) as shared:
         tell(f"baseline: {len(specs)} gates on {root_path}")
-        baseline = judge_check(plan_check(specs, suite, root_path, shared, pins=pins), specs, suite, shared, pins)
+        measuring = ThreadPoolExecutor(max_workers=1)
+        covered: Future[Coverage] | None = None
+        if use_coverage:  # at the same time as the baseline, so the two share the cores without two tails
+            tell("measuring which gates reach which lines (coverage.py, once on the unmutated tree)")
+            shared.note("baseline and coverage of the unmutated tree")
+            covered = measuring.submit(probe_coverage, specs, suite, root_path, shared.ambient, scope.paths,
+                                       shared.jobs, scope.env, shared.children)
+        try:
+            shared.serve(root_path)  # the baseline's runs too are answered by warm fork servers
+            try:
+                baseline = judge_check(plan_check(specs, suite, root_path, shared, pins=pins), specs, suite, shared,
+                                       pins)
+            finally:
+                shared.release(root_path)
+            measured = covered.result() if covered is not None else None
+        except BaseException:
+            shared.children.kill_all()  # the coverage runs too: they are the shared runs' children
+            raise
+        finally:
+            measuring.shutdown(wait=True)
         green = [s for s in specs if baseline[s.name].status == "green"]
         report.baseline_red = tuple(s.name for s in specs if baseline[s.name].status != "green")
         green.sort(key=lambda s: baseline[s.name].seconds)  # cheapest gate first: most kills cost one run
         judge = judge_identity(shared.ambient.values, shared.ambient.isolated, suite.settings.python)
-        reach: Coverage = {s.name: None for s in green}
-        if use_coverage:
-            tell("measuring which gates reach which lines (coverage.py, once on the unmutated tree)")
-            shared.note("coverage of the unmutated tree")
-            reach = probe_coverage(green, suite, root_path, shared.ambient, scope.paths, shared.jobs, scope.env)
+        reach: Coverage = {s.name: measured[s.name] if measured is not None else None for s in green}
         evaluated = 0
         lock = threading.Lock()
 
