@@ -1,6 +1,7 @@
 """Run generated code mutants against a suite: ``vtgate mutate --code``.
 
-One baseline check on the user's tree decides which gates can kill (green ones). Each mutant is then
+One baseline check on the user's tree decides which gates can kill (green ones); its runs are answered
+by fork servers, and the line coverage below is measured at the same time. Each mutant is then
 applied to a throw-away copy of the tree (``git apply``, like a declared ``patch`` mutation, with the
 same stale-guard proof: the copy's source-tree hash is what the probes must report) and the green gates
 run on it one at a time, cheapest first, through the shared probe runs; the first gate that goes red

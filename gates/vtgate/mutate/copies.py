@@ -2,7 +2,8 @@
 plus untracked ones that are not ignored, as they are on disk, so uncommitted edits come along) are
 copied into a fresh temporary folder and the patch is applied there with ``git apply``. The user's
 tree, index, HEAD and worktree list are never touched; the whole scratch folder goes away when the
-``Scratch`` context ends, however it ends (Ctrl-C included)."""
+``Scratch`` context ends, however it ends (Ctrl-C included). A ``Scratch`` lists the files once, for
+all the copies it makes."""
 
 from __future__ import annotations
 
