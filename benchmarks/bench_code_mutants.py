@@ -126,6 +126,7 @@ def sweep(args: argparse.Namespace) -> int:
                     judge_check(plan_check([spec], suite, copy, shared, pins=pins, extra_env=env), [spec], suite,
                                 shared, pins)
                 shared.release(copy)
+                shared.workers.close()  # the zygote too: its servers' CPU is counted once it is reaped
                 cpu, wall = children_cpu() - cpu0, time.perf_counter() - wall0
                 rows[label].append(cpu)
                 print(f"{label}: {cpu:.1f} s CPU, {wall:.1f} s wall, load {load_average()}", flush=True)

@@ -14,18 +14,35 @@ Protocol (line-delimited JSON, one run at a time, over the server's stdin/stdout
 ``vtgate.workers``): vtgate writes ``{"probe": "module:function", "args": {...}, "env": {...}}``; the
 server answers the observation, or ``{"vtgate_exit": STATUS}`` for a run that failed (``STATUS`` as
 a ``Popen.returncode``: negative for a signal; the traceback is on the server's stderr). The
-server exits when its stdin closes."""
+server exits when its stdin closes.
+
+A server need not pay for its interpreter and NumPy either: ``python -m vtgate.forkserver --zygote
+SOCKET`` (the *zygote*, one per vtgate run and server environment) imports NumPy and vtgate's probe
+machinery, never the code under test, and forks each server on request (``vtgate.workers`` sends the
+server's cwd, environment, module and its three pipe ends over the Unix socket). The forked server
+then imports the module under test itself, in the copy, exactly as a fresh ``python -m
+vtgate.forkserver MODULE`` would. It is only used when that is provably the same start: the server's
+environment equals the zygote's but for ``PYTHONPATH`` (which its import did not read), no module the
+zygote imported is shadowed by a file on the server's new path entries, and every entry is absolute;
+otherwise the forked child ``exec``s the fresh server under the same pid and pipes."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
+import select
+import signal
+import socket
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 ALL = "*"  # the import iterated over the whole environment
+PRELOAD = ("numpy", "vtgate.probe_entry")  # what the zygote imports: never the code under test
+PYTHONPATH = "PYTHONPATH"
 
 
 class _EnvTrace:
@@ -155,5 +172,151 @@ def serve(module: str) -> int:
     return 0
 
 
+def _top_level_names(entry: str) -> set[str]:
+    """The names a path entry offers for import: modules (``name.py``, extensions) and regular
+    packages (a folder with ``__init__.py``); a folder without one is a namespace portion, which a
+    module found anywhere on the path wins over."""
+    names: set[str] = set()
+    try:
+        listing = os.scandir(entry)
+    except OSError:
+        return names
+    with listing:
+        for item in listing:
+            if item.is_dir():
+                if os.path.exists(os.path.join(item.path, "__init__.py")):
+                    names.add(item.name)
+            elif item.name.endswith((".py", ".pyc", ".so", ".pyd")):
+                names.add(item.name.split(".", 1)[0])
+    return names
+
+
+def same_start(zygote_env: Mapping[str, str], read: set[str], env: Mapping[str, str], front: Sequence[str],
+               loaded: set[str]) -> bool:
+    """Whether a server forked from the zygote starts as a fresh one under ``env`` would: the same
+    environment but ``PYTHONPATH`` (not read by the zygote's imports), absolute new path entries
+    (``front``: the cwd, then ``PYTHONPATH``'s), and none of them offering a module the zygote imported
+    (``loaded``: top-level names), which a fresh interpreter would have taken from there instead."""
+    if ALL in read or PYTHONPATH in read:
+        return False
+    if {k: v for k, v in zygote_env.items() if k != PYTHONPATH} != {k: v for k, v in env.items() if k != PYTHONPATH}:
+        return False
+    if not all(entry and os.path.isabs(entry) for entry in front):
+        return False
+    return not any(_top_level_names(entry) & loaded for entry in front)
+
+
+def _loaded_top_level() -> set[str]:
+    return {name.partition(".")[0] for name in sys.modules}
+
+
+def _become_server(request: Mapping[str, Any], fds: Sequence[int], zygote_env: Mapping[str, str],
+                   read: set[str]) -> int:
+    """In the zygote's forked child: take the passed pipes as stdin/stdout/stderr, move into the
+    copy, and serve ``request["module"]``, from the warm imports when :func:`same_start` holds, else
+    as a fresh ``exec``'d server."""
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
+    os.setsid()  # its own session, as ChildProcesses starts every probe: a whole-tree kill reaches it
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+        os.close(fd)
+    cwd, env, module = request["cwd"], dict(request["env"]), request["module"]
+    os.chdir(cwd)
+    front = [os.getcwd(), *(env.get(PYTHONPATH, "").split(os.pathsep) if env.get(PYTHONPATH) else [])]
+    if not same_start(zygote_env, read, env, front, _loaded_top_level()):
+        os.execve(sys.executable, [sys.executable, "-m", "vtgate.forkserver", module], env)
+    os.environ.clear()
+    os.environ.update(env)
+    sys.path[:] = [*front, *sys.path[1:]]  # the zygote's own cwd entry (first) gives way to the server's
+    sys.path_importer_cache.clear()
+    importlib.invalidate_caches()
+    sys.argv[:] = [str(Path(__file__).resolve()), module]
+    return serve(module)
+
+
+def zygote(socket_path: str) -> int:
+    """Import :data:`PRELOAD` (traced), then fork a server per connection to ``socket_path`` until
+    stdin closes. A request is one JSON line ``{"cwd", "env", "module"}`` with three file descriptors
+    (the server's stdin, stdout and stderr); the answer is ``{"pid": N, "serial": S}``. When a server
+    exits, its exit status (as a ``Popen.returncode``) is written to ``SOCKET.status/S``. A request
+    ``{"modules": true}`` is answered with the names in the zygote's ``sys.modules`` instead."""
+    zygote_env = dict(os.environ)
+    with _EnvTrace() as trace:
+        for name in PRELOAD:
+            with contextlib.suppress(ImportError):  # NumPy absent: the servers import what they need
+                importlib.import_module(name)
+    statuses = Path(f"{socket_path}.status")
+    statuses.mkdir(exist_ok=True)
+    serials: dict[int, int] = {}
+
+    def reap(signum: int, frame: object) -> None:
+        while True:
+            try:
+                pid, wait_status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            serial = serials.pop(pid, None)
+            if serial is not None:
+                partial = statuses / f"{serial}.tmp"
+                partial.write_text(str(os.waitstatus_to_exitcode(wait_status)))
+                os.replace(partial, statuses / str(serial))
+
+    signal.signal(signal.SIGCHLD, reap)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(socket_path)
+    listener.listen(16)
+    sys.stdout.write("ready\n")
+    sys.stdout.flush()
+    serial = 0
+    while True:
+        ready, _, _ = select.select([listener, sys.stdin], [], [])
+        if sys.stdin in ready and not sys.stdin.buffer.readline():
+            return 0  # stdin closed: vtgate is done with this zygote
+        if listener not in ready:
+            continue
+        connection, _ = listener.accept()
+        with connection:
+            message, fds, _, _ = socket.recv_fds(connection, 1 << 16, 3)
+            while message and not message.endswith(b"\n"):  # a long request comes in more than one read
+                more = connection.recv(1 << 16)
+                if not more:
+                    break
+                message += more
+            request = json.loads(message.decode("utf-8"))
+            if request.get("modules"):
+                connection.sendall(json.dumps({"modules": sorted(sys.modules)}).encode("utf-8") + b"\n")
+                continue
+            serial += 1
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})  # record the pid before it can be reaped
+            pid = os.fork()
+            if pid == 0:
+                status = 3
+                try:
+                    listener.close()
+                    connection.close()
+                    status = _become_server(request, fds, zygote_env, trace.names)
+                except SystemExit as done:
+                    status = 0 if done.code is None else done.code if isinstance(done.code, int) else 1
+                except BaseException:  # noqa: BLE001 - on the server's stderr, as a fresh server's would be
+                    import traceback
+
+                    traceback.print_exc()
+                    status = 1
+                finally:
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                    os._exit(status)
+            serials[pid] = serial
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
+            for fd in fds:
+                os.close(fd)
+            connection.sendall(json.dumps({"pid": pid, "serial": serial}).encode("utf-8") + b"\n")
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "--zygote":
+        sys.exit(zygote(sys.argv[2]))
     sys.exit(serve(sys.argv[1]))

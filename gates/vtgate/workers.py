@@ -6,20 +6,30 @@ stdout, the observation (a JSON object), or ``{"vtgate_error": "message"}`` for 
 while the worker lives on. The worker's stderr is its log (the last lines go with any error); a
 timeout kills the worker's whole tree and the next run starts a fresh one; a worker that dies before
 answering is restarted and the run asked again once; closing stdin asks a
-worker to exit (``vtgate.probe.serve`` implements the worker side for a Python function)."""
+worker to exit (``vtgate.probe.serve`` implements the worker side for a Python function).
+
+The fork servers of ``vtgate.forkserver`` are not started as fresh interpreters but forked by a
+*zygote* (one per interpreter and server environment but ``PYTHONPATH``, started on first use), which
+has NumPy imported already; the forked server is driven exactly like a started one (its pipes, its
+own session, a whole-tree kill on timeout). Where the zygote cannot start (no ``os.fork``, no Unix
+sockets) servers start as fresh interpreters."""
 
 from __future__ import annotations
 
 import collections
 import contextlib
 import json
+import os
 import queue
+import shutil
+import socket
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from vtgate.proctree import ChildProcesses, kill_tree
 
@@ -27,13 +37,122 @@ STDERR_LINES = 20
 CLOSE_WAIT_SECONDS = 5.0
 
 WorkerKey = tuple[tuple[str, ...], tuple[tuple[str, str], ...], str]
+ZygoteKey = tuple[str, tuple[tuple[str, str], ...]]
+ZYGOTE_READY_SECONDS = 120.0
+FORKSERVER = ("-m", "vtgate.forkserver")
+
+
+class ForkedServer:
+    """A fork server forked by a zygote, driven like the ``subprocess.Popen`` of a started one: its
+    pipes, ``pid``, ``poll`` and ``wait``. The zygote reaps it and writes its exit status to
+    ``status_file``; were the zygote killed first, the server's status is reported as -9."""
+
+    def __init__(self, pid: int, zygote_pid: int, status_file: Path, stdin: int, stdout: int, stderr: int) -> None:
+        self.pid = pid
+        self.zygote_pid = zygote_pid
+        self.args = ["vtgate.forkserver", str(pid)]
+        self.status_file = status_file
+        self.stdin: IO[bytes] | None = os.fdopen(stdin, "wb")
+        self.stdout: IO[bytes] | None = os.fdopen(stdout, "rb")
+        self.stderr: IO[bytes] | None = os.fdopen(stderr, "rb")
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            try:
+                self.returncode = int(self.status_file.read_text())
+            except (OSError, ValueError):
+                if _state(self.zygote_pid) == "running" or _state(self.pid) == "running":
+                    return None  # still running, or reaped by a live zygote that is writing its status
+                self.returncode = -9
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise subprocess.TimeoutExpired(self.args, timeout or 0.0)
+            time.sleep(0.005)
+        assert self.returncode is not None
+        return self.returncode
+
+
+def _state(pid: int) -> str:
+    """'running', 'zombie' (exited, not reaped yet) or 'gone'."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return "zombie" if handle.read().rsplit(b")", 1)[1].split()[0] == b"Z" else "running"
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return "gone"
+        return "running"
+
+
+class Zygote:
+    """``python -m vtgate.forkserver --zygote SOCKET`` under one environment: forks fork servers
+    (``spawn``) that start with NumPy imported."""
+
+    def __init__(self, children: ChildProcesses, python: str, env: Mapping[str, str]) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="vtgate-zygote-"))
+        self.socket_path = str(self.folder / "socket")
+        self.lock = threading.Lock()
+        self.process = children.start([python, "-m", "vtgate.forkserver", "--zygote", self.socket_path],
+                                      cwd=self.folder, env=env, stdin=True)
+        self.pipes = _Worker(self.process)
+        try:
+            ready = self.pipes.lines.get(timeout=ZYGOTE_READY_SECONDS)
+        except queue.Empty:
+            ready = None
+        self.ready = ready is not None and ready.strip() == b"ready"
+
+    def _request(self, message: Mapping[str, Any], fds: Sequence[int] = ()) -> dict[str, Any]:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+            connection.connect(self.socket_path)
+            socket.send_fds(connection, [json.dumps(message).encode("utf-8") + b"\n"], list(fds))
+            reply = connection.makefile("rb").readline()
+        if not reply:
+            raise OSError("the zygote did not answer")
+        return cast(dict[str, Any], json.loads(reply))
+
+    def spawn(self, cwd: Path, env: Mapping[str, str], module: str) -> ForkedServer:
+        """A fork server for ``module`` in ``cwd`` under ``env`` (OSError when the zygote is gone)."""
+        stdin_read, stdin_write = os.pipe()
+        stdout_read, stdout_write = os.pipe()
+        stderr_read, stderr_write = os.pipe()
+        theirs, ours = (stdin_read, stdout_write, stderr_write), (stdin_write, stdout_read, stderr_read)
+        try:
+            with self.lock:
+                reply = self._request({"cwd": str(cwd), "env": dict(env), "module": module}, theirs)
+        except BaseException:
+            for fd in ours:
+                os.close(fd)
+            raise
+        finally:
+            for fd in theirs:
+                os.close(fd)
+        status_file = Path(f"{self.socket_path}.status") / str(reply["serial"])
+        return ForkedServer(int(reply["pid"]), self.process.pid, status_file, *ours)
+
+    def modules(self) -> list[str]:
+        """The names in the zygote's ``sys.modules`` (what every server it forks starts with)."""
+        with self.lock:
+            return list(self._request({"modules": True})["modules"])
+
+    def close(self, children: ChildProcesses) -> None:
+        if self.process.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.process.stdin.close()
+        children.wait(self.process, CLOSE_WAIT_SECONDS)
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 class _Worker:
     """One worker process: a thread reads its stdout lines into a queue, another keeps its last
     stderr lines; ``lock`` makes its runs one at a time."""
 
-    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+    def __init__(self, process: subprocess.Popen[bytes] | ForkedServer) -> None:
         self.process = process
         self.lines: queue.Queue[bytes | None] = queue.Queue()
         self.stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
@@ -65,6 +184,24 @@ class Workers:
         self._workers: dict[WorkerKey, list[_Worker]] = {}
         self._lock = threading.Lock()
         self.started = 0
+        self.zygotes: dict[ZygoteKey, Zygote | None] = {}  # None: it could not start; servers start fresh
+        self.use_zygote = hasattr(os, "fork") and hasattr(socket, "send_fds") and hasattr(socket, "AF_UNIX")
+
+    def _start(self, argv: Sequence[str], root: Path, env: Mapping[str, str]) -> subprocess.Popen[bytes] | ForkedServer:
+        """A worker process: a fork server forked by its zygote when there is one, else started."""
+        if self.use_zygote and len(argv) == 4 and tuple(argv[1:3]) == FORKSERVER:
+            base = {name: value for name, value in env.items() if name != "PYTHONPATH"}
+            key: ZygoteKey = (argv[0], tuple(sorted(base.items())))
+            if key not in self.zygotes:
+                started = Zygote(self.children, argv[0], base)
+                if not started.ready:
+                    started.close(self.children)
+                self.zygotes[key] = started if started.ready else None
+            found = self.zygotes[key]
+            if found is not None:
+                with contextlib.suppress(OSError):
+                    return found.spawn(root, env, argv[3])
+        return self.children.start(argv, cwd=root, env=env, stdin=True)
 
     def ask(self, argv: Sequence[str], env: Mapping[str, str], root: Path, args_json: str,
             timeout: float, request: bytes | None = None,
@@ -81,7 +218,7 @@ class Workers:
                 pool[:] = [w for w in pool if w.process.poll() is None]
                 worker = next((w for w in pool if w.lock.acquire(blocking=False)), None)
                 if worker is None and (spare or not pool):
-                    worker = _Worker(self.children.start(argv, cwd=root, env=env, stdin=True))
+                    worker = _Worker(self._start(argv, root, env))
                     worker.lock.acquire()
                     pool.append(worker)
                     self.started += 1
@@ -138,7 +275,7 @@ class Workers:
                 pool.remove(worker)
         if kill:
             kill_tree(worker.process.pid)
-        self.children.wait(worker.process, CLOSE_WAIT_SECONDS)
+        self.children.wait(cast(subprocess.Popen[bytes], worker.process), CLOSE_WAIT_SECONDS)
 
     def close(self, root: Path | None = None) -> None:
         """Close every worker's stdin (the signal to exit), then wait a little and kill what is left;
@@ -151,4 +288,10 @@ class Workers:
                 with contextlib.suppress(OSError):
                     worker.process.stdin.close()
         for worker in workers:
-            self.children.wait(worker.process, CLOSE_WAIT_SECONDS)
+            self.children.wait(cast(subprocess.Popen[bytes], worker.process), CLOSE_WAIT_SECONDS)
+        if root is None:
+            with self._lock:
+                zygotes = [z for z in self.zygotes.values() if z is not None]
+                self.zygotes.clear()
+            for zygote in zygotes:
+                zygote.close(self.children)

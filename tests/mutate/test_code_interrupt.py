@@ -67,3 +67,60 @@ def test_ctrl_c_during_code_mutants_leaves_no_copy_no_server_no_probe(blessed, t
     assert _gone(probe), "the mutated copy's probe outlived the interrupted run"
     assert _gone(server), "the copy's fork server outlived the interrupted run"
     assert _state(blessed.root) == before
+
+
+# In the project itself (the baseline's runs, answered by fork servers, and the coverage runs, at the
+# same time), the probe logs its pid, then hangs.
+HANG_IN_PROJECT = '''
+
+_generate_first = generate
+
+
+def generate(prompt: str = "hi", tokens: int = 12) -> dict:
+    if "vtgate-mutate-" not in os.getcwd():
+        import time
+        with open(os.environ["MUT_LOG"], "a") as log:
+            log.write(f"{os.getpid()}\\n")
+        time.sleep(120)
+    return _generate_first(prompt, tokens)
+'''
+
+
+def _cmdline(process: psutil.Process) -> list[str]:
+    try:
+        return process.cmdline()
+    except psutil.Error:  # a run that just finished
+        return []
+
+
+def test_ctrl_c_during_the_baseline_and_coverage_leaves_no_probe_and_no_zygote(blessed, tmp_path) -> None:
+    source = blessed.root / "src" / "mutfake" / "__init__.py"
+    source.write_text(source.read_text() + HANG_IN_PROJECT)
+    blessed.commit("a probe that hangs in the project")
+    log = tmp_path / "probe.log"
+    scratch = tmp_path / "tmpdir"
+    scratch.mkdir()
+    before = _state(blessed.root)
+    env = {**os.environ, "NO_COLOR": "1", "MUT_LOG": str(log), "TMPDIR": str(scratch), "PYTHONDONTWRITEBYTECODE": "1"}
+    vtgate = str(Path(sys.executable).parent / "vtgate")
+    process = subprocess.Popen([vtgate, "mutate", "--code", "--no-cache", "-j", "2"], cwd=blessed.root, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not (log.exists() and len(log.read_text().split()) >= 2):  # runs of the baseline and of coverage
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "the baseline's and coverage's probes never both started"
+        time.sleep(0.05)
+    descendants = psutil.Process(process.pid).children(recursive=True)
+    commands = [" ".join(_cmdline(p)) for p in descendants]
+    assert any("--zygote" in c for c in commands)  # the baseline's servers came from a zygote
+    assert any("coverage" in c for c in commands)  # coverage runs alongside
+
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+
+    assert process.returncode == 130, stderr
+    for pid in [int(text) for text in log.read_text().split()]:
+        assert _gone(pid), "a probe of the baseline or of coverage outlived the interrupted run"
+    assert all(_gone(p.pid) for p in descendants), "a zygote, server or coverage run outlived the run"
+    assert list(scratch.iterdir()) == []
+    assert _state(blessed.root) == before

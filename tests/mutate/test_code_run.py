@@ -9,6 +9,7 @@ import json
 import subprocess
 
 import pytest
+from vtgate.mutate.codemutants import generate
 
 pytestmark = pytest.mark.slow  # every test judges generated mutants with real probe runs: .ci/run runs it with -m slow
 
@@ -30,6 +31,8 @@ def test_every_mutant_is_judged_and_a_kill_stops_at_the_first_red_gate(blessed) 
     statuses = {m["status"] for m in report["mutants"]}
     assert statuses <= {"killed", "killed-by-crash", "killed-by-timeout", "survived", "possibly-equivalent"}
     assert report["sampled"] == report["generated"] == len(report["mutants"]) > 10
+    # Mutants start longest first, but the report keeps the order they were generated in.
+    assert [m["id"] for m in report["mutants"]] == [m.ident for m in generate(blessed.root, ["src/mutfake"])]
     for mutant in report["mutants"]:
         if mutant["status"] == "killed":
             assert mutant["gates_run"][-1] == mutant["killed_by"]  # nothing ran after the killing gate

@@ -115,3 +115,50 @@ def test_release_ends_the_servers_of_that_root(served) -> None:
     result = run(shared, root, "observe", tag="after")  # released: a fresh interpreter, started by vtgate
     assert result.observation["metrics"]["server"] == os.getpid()
 
+
+
+def _zygote_of(server: int) -> psutil.Process:
+    parent = psutil.Process(server).parent()
+    assert parent is not None
+    return parent
+
+
+def test_servers_are_forked_by_a_zygote_that_never_imports_the_code_under_test(served) -> None:
+    shared, root = served
+    metrics = run(shared, root, "observe", tag="one").observation["metrics"]
+    zygote = _zygote_of(metrics["server"])
+    assert "--zygote" in zygote.cmdline()  # the server was forked, not started as a fresh interpreter
+    assert metrics["imported_in"] == metrics["server"]  # the probe module was imported in the server
+    (live,) = [z for z in shared.workers.zygotes.values() if z is not None]
+    modules = set(live.modules())
+    assert "numpy" in modules and "vtgate.probe_entry" in modules  # what every server starts with
+    assert "fsprobe" not in modules  # the code under test is never imported before the fork
+    other = root.parent / "other-copy"
+    (other / "src").mkdir(parents=True)
+    (other / "src" / "fsprobe.py").write_text(PROBE.replace('"unset"', '"other"'))
+    shared.serve(other)
+    elsewhere = run(shared, other, "observe", tag="two").observation["metrics"]
+    assert elsewhere["knob"] == "other"  # the other copy's code, by the same zygote
+    assert _zygote_of(elsewhere["server"]).pid == zygote.pid
+
+
+SHADOW = textwrap.dedent('''
+    def observe():
+        import numpy
+        return {"tokens": [1], "metrics": {"numpy": numpy.__file__}}
+''')
+
+
+def test_a_copy_that_shadows_a_preloaded_module_gets_a_fresh_server(tmp_path: Path) -> None:
+    root = tmp_path / "copy"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "shadowprobe.py").write_text(SHADOW)
+    (root / "src" / "numpy.py").write_text("# a module named like one the zygote imported\n")
+    with SharedRuns(SuiteSettings(pythonpath=("src",)), jobs=1, ambient=AmbientEnv({})) as shared:
+        shared.serve(root)
+        request = ProbeRequest("baseline", ProbeRef(callable="shadowprobe:observe"), {}, {})
+        result = shared.request(ProbeKey.of(request, root), 30).result()
+        assert result.error is None, result.error
+        # A fresh interpreter with this PYTHONPATH imports the copy's numpy.py, so the server must too.
+        assert result.observation["metrics"]["numpy"] == str(root / "src" / "numpy.py")
+        assert any(z is not None for z in shared.workers.zygotes.values())  # it went through the zygote

@@ -1,6 +1,7 @@
 """Run generated code mutants against a suite: ``vtgate mutate --code``.
 
-One baseline check on the user's tree decides which gates can kill (green ones). Each mutant is then
+One baseline check on the user's tree decides which gates can kill (green ones); its runs are answered
+by fork servers, and the line coverage below is measured at the same time. Each mutant is then
 applied to a throw-away copy of the tree (``git apply``, like a declared ``patch`` mutation, with the
 same stale-guard proof: the copy's source-tree hash is what the probes must report) and the green gates
 run on it one at a time, cheapest first, through the shared probe runs; the first gate that goes red
@@ -34,7 +35,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -357,9 +358,11 @@ def _covered_lines(key: ProbeKey, root: Path, suite: Suite, ambient: AmbientEnv,
 
 
 def probe_coverage(specs: Sequence[GateSpec], suite: Suite, root: Path, ambient: AmbientEnv, paths: Sequence[str],
-                   jobs: int, extra_env: Mapping[str, str] | None = None) -> Coverage:
+                   jobs: int, extra_env: Mapping[str, str] | None = None,
+                   children: ChildProcesses | None = None) -> Coverage:
     """Per gate, the lines of the mutated code its baseline runs execute (the union over its runs);
-    None for a gate with a run that cannot be measured (it runs on every mutant)."""
+    None for a gate with a run that cannot be measured (it runs on every mutant). ``children``: whose
+    ``kill_all`` ends the measuring runs (default: their own)."""
     try:
         import coverage  # noqa: F401
     except ImportError:
@@ -371,7 +374,7 @@ def probe_coverage(specs: Sequence[GateSpec], suite: Suite, root: Path, ambient:
             key = ProbeKey.of(request, root)
             keys[key] = max(keys.get(key, 0.0), spec.timeout)
             gate_keys.setdefault(spec.name, []).append(key)
-    children = ChildProcesses()
+    children = children if children is not None else ChildProcesses()
     with tempfile.TemporaryDirectory(prefix="vtgate-coverage-") as folder, \
             ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         try:
@@ -398,6 +401,12 @@ def probe_coverage(specs: Sequence[GateSpec], suite: Suite, root: Path, ambient:
 
 def _reaches(coverage_of_gate: frozenset[tuple[str, int]] | None, mutant: CodeMutant) -> bool:
     return coverage_of_gate is None or (mutant.path, mutant.statement_line) in coverage_of_gate
+
+
+def _survivor_cost(mutant: CodeMutant, green: Sequence[GateSpec], reach: Coverage,
+                   baseline: Mapping[str, GateResult]) -> float:
+    """What judging ``mutant`` costs at most: the baseline seconds of every gate that reaches it."""
+    return sum(baseline[spec.name].seconds for spec in green if _reaches(reach[spec.name], mutant))
 
 
 def _tree_identity(root: Path, suite: Suite, scope: CodeScope) -> str:
@@ -475,16 +484,31 @@ def run_code_mutants(
     oracle = oracle_digest(suite, specs)
     with shared_runs(suite, jobs=jobs, isolate_env=isolate_env, progress=progress) as shared:
         tell(f"baseline: {len(specs)} gates on {root_path}")
-        baseline = judge_check(plan_check(specs, suite, root_path, shared, pins=pins), specs, suite, shared, pins)
+        measuring = ThreadPoolExecutor(max_workers=1)
+        covered: Future[Coverage] | None = None
+        if use_coverage:  # at the same time as the baseline, so the two share the cores without two tails
+            tell("measuring which gates reach which lines (coverage.py, once on the unmutated tree)")
+            shared.note("baseline and coverage of the unmutated tree")
+            covered = measuring.submit(probe_coverage, specs, suite, root_path, shared.ambient, scope.paths,
+                                       shared.jobs, scope.env, shared.children)
+        try:
+            shared.serve(root_path)  # the baseline's runs too are answered by warm fork servers
+            try:
+                baseline = judge_check(plan_check(specs, suite, root_path, shared, pins=pins), specs, suite, shared,
+                                       pins)
+            finally:
+                shared.release(root_path)
+            measured = covered.result() if covered is not None else None
+        except BaseException:
+            shared.children.kill_all()  # the coverage runs too: they are the shared runs' children
+            raise
+        finally:
+            measuring.shutdown(wait=True)
         green = [s for s in specs if baseline[s.name].status == "green"]
         report.baseline_red = tuple(s.name for s in specs if baseline[s.name].status != "green")
         green.sort(key=lambda s: baseline[s.name].seconds)  # cheapest gate first: most kills cost one run
         judge = judge_identity(shared.ambient.values, shared.ambient.isolated, suite.settings.python)
-        reach: Coverage = {s.name: None for s in green}
-        if use_coverage:
-            tell("measuring which gates reach which lines (coverage.py, once on the unmutated tree)")
-            shared.note("coverage of the unmutated tree")
-            reach = probe_coverage(green, suite, root_path, shared.ambient, scope.paths, shared.jobs, scope.env)
+        reach: Coverage = {s.name: measured[s.name] if measured is not None else None for s in green}
         evaluated = 0
         lock = threading.Lock()
 
@@ -560,8 +584,16 @@ def run_code_mutants(
             shutil.rmtree(copy, ignore_errors=True)
             return verdict
 
-        with Scratch(suite.settings.artifacts, root_path) as scratch, ThreadPoolExecutor(max_workers=max(1, shared.jobs)) as pool:
-            futures = [pool.submit(one, mutant, scratch) for mutant in chosen]
+        # One mutant more in flight than probe jobs: while a mutant's copy is made or its gate judged
+        # (vtgate's own work), the others keep the ``jobs`` probe slots busy; probes still run ``jobs`` at a time.
+        mutant_threads = max(1, shared.jobs) + 1
+        with Scratch(suite.settings.artifacts, root_path) as scratch, ThreadPoolExecutor(max_workers=mutant_threads) as pool:
+            # Longest first (the summed baseline seconds of the gates that reach it: what it costs if it
+            # survives), so no long mutant is left running alone on one core at the end; the report
+            # keeps the sample's order.
+            futures: list[Future[MutantVerdict]] = [Future() for _ in chosen]
+            for index in sorted(range(len(chosen)), key=lambda i: -_survivor_cost(chosen[i], green, reach, baseline)):
+                futures[index] = pool.submit(one, chosen[index], scratch)
             try:
                 for index, future in enumerate(futures, 1):
                     verdict = future.result()

@@ -2,7 +2,8 @@
 plus untracked ones that are not ignored, as they are on disk, so uncommitted edits come along) are
 copied into a fresh temporary folder and the patch is applied there with ``git apply``. The user's
 tree, index, HEAD and worktree list are never touched; the whole scratch folder goes away when the
-``Scratch`` context ends, however it ends (Ctrl-C included)."""
+``Scratch`` context ends, however it ends (Ctrl-C included). A ``Scratch`` lists the files once, for
+all the copies it makes."""
 
 from __future__ import annotations
 
@@ -44,11 +45,16 @@ def _walk_files(root: Path) -> list[str]:
     return sorted(files)
 
 
-def copy_tree(root: Path, destination: Path) -> int:
-    """Copy the project's files (git's view when ``root`` is a git tree) to ``destination``."""
+def project_files(root: Path) -> list[str]:
+    """The project's files relative to ``root``: git's view when ``root`` is a git tree, else a walk."""
     names = _git_files(root)
+    return names if names is not None else _walk_files(root)
+
+
+def copy_tree(root: Path, destination: Path, names: Sequence[str] | None = None) -> int:
+    """Copy the project's files (``names``, default :func:`project_files`) to ``destination``."""
     if names is None:
-        names = _walk_files(root)
+        names = project_files(root)
     copied = 0
     for name in names:
         source = root / name
@@ -116,6 +122,7 @@ class Scratch:
         self.path: Path | None = None
         self.artifacts = tuple(artifacts)  # [suite] artifacts: globs under ``project``, linked into each copy
         self.project = project
+        self._files: dict[Path, list[str]] = {}  # root -> its project files, listed once per run
 
     def __enter__(self) -> Scratch:
         self.path = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX))
@@ -125,7 +132,10 @@ class Scratch:
         assert self.path is not None, "use Scratch as a context manager"
         copy = self.path / name
         copy.mkdir()
-        copy_tree(root, copy)
+        names = self._files.get(root)
+        if names is None:  # one 'git ls-files' per run, not per copy: the copies of one run share it
+            names = self._files[root] = project_files(root)
+        copy_tree(root, copy, names)
         if self.artifacts and self.project is not None:
             link_artifacts(self.project, self.artifacts, copy)
         apply_patch(copy, patch, shown)
