@@ -40,6 +40,7 @@ from vtgate.executor import (
     WorkerIdentity,
     current_worker,
     is_killed_worker,
+    worker_cache,
 )
 from vtgate.exitcodes import ExitCode
 
@@ -98,14 +99,6 @@ class RemoteResult:
 
 _pools: dict[Path, WorktreePool] = {}
 _pools_lock = threading.Lock()
-
-
-def worker_cache() -> Path:
-    """The worker's own cache folder: ``VT_DASK_WORKER_CACHE``, else ``~/.cache/vtgate/dask-worker``."""
-    configured = os.environ.get("VT_DASK_WORKER_CACHE")
-    folder = Path(configured) if configured else Path.home() / ".cache" / "vtgate" / "dask-worker"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 _git = run_git

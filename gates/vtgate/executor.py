@@ -175,6 +175,14 @@ class WorkerIdentity:
         return f"worker {self.name} on {self.host} ({self.address})"
 
 
+def worker_cache() -> Path:
+    """A worker's own cache folder: ``VT_DASK_WORKER_CACHE``, else ``~/.cache/vtgate/dask-worker``."""
+    configured = os.environ.get("VT_DASK_WORKER_CACHE")
+    folder = Path(configured) if configured else Path.home() / ".cache" / "vtgate" / "dask-worker"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def current_worker() -> WorkerIdentity:
     """The identity of the Dask worker running the calling task (or this process, outside Dask)."""
     try:
@@ -260,24 +268,35 @@ class DaskExecutor:
             if not report["git"]:
                 raise ExecutorError(f"worker {report['name']} on {report['host']} ({address}) has no git on its "
                                     "PATH; fix: install git on the worker's host")
-        wanted = dict(self.settings.resources)
-        if wanted:
-            offers = {addr: w.get("resources", {}) for addr, w in info.get("workers", {}).items()}
-            if not any(all(have.get(k, 0) >= v for k, v in wanted.items()) for have in offers.values()):
-                shown = ", ".join(f"{k}={v:g}" for k, v in wanted.items())
-                raise ExecutorError(
-                    f"no worker of the scheduler at {self.address} offers {shown} (workers offer: "
-                    + ("; ".join(f"{a} {dict(r) or 'nothing'}" for a, r in sorted(offers.items())) or "no workers")
-                    + f"); fix: start workers with dask worker {self.address} --resources "
-                    + ",".join(f"{k}={v:g}" for k, v in wanted.items()))
+        self.require_resources(self.settings.resources)
         return {address: report for address, report in reports.items()}
+
+    def resources_for(self, extra: Mapping[str, float] | None = None) -> dict[str, float]:
+        """What one task needs: the run's ``--resources`` with ``extra`` (a gate's own) laid over them."""
+        return {**self.settings.resources, **(extra or {})}
+
+    def require_resources(self, wanted: Mapping[str, float], needed_by: str = "") -> None:
+        """Some worker offers ``wanted``; else ExecutorError listing what each worker offers."""
+        if not wanted:
+            return
+        offers = {addr: w.get("resources", {}) for addr, w in self.client.scheduler_info().get("workers", {}).items()}
+        if any(all(have.get(k, 0) >= v for k, v in wanted.items()) for have in offers.values()):
+            return
+        shown = ", ".join(f"{k}={v:g}" for k, v in wanted.items())
+        raise ExecutorError(
+            f"no worker of the scheduler at {self.address} offers {shown}{needed_by} (workers offer: "
+            + ("; ".join(f"{a} {dict(r) or 'nothing'}" for a, r in sorted(offers.items())) or "no workers")
+            + f"); fix: start workers with dask worker {self.address} --resources "
+            + ",".join(f"{k}={v:g}" for k, v in wanted.items()))
 
     def broadcast(self, data: Any) -> Any:
         """Send ``data`` to the workers once; the returned future stands for it in ``submit``."""
         return self.client.scatter(data, broadcast=True, hash=False)
 
-    def submit(self, function: Any, *args: Any) -> Any:
-        future = self.client.submit(function, *args, pure=False, resources=dict(self.settings.resources) or None)
+    def submit(self, function: Any, *args: Any, resources: Mapping[str, float] | None = None) -> Any:
+        """Run ``function(*args)`` on a worker offering ``resources`` (default: the run's ``--resources``)."""
+        wanted = dict(self.settings.resources) if resources is None else dict(resources)
+        future = self.client.submit(function, *args, pure=False, resources=wanted or None)
         self._futures.add(future)
         return future
 
