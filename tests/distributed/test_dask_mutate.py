@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -202,3 +203,31 @@ def test_a_gate_resource_that_is_not_a_positive_number_is_a_configuration_error(
     done = run(project, "check")
     assert done.returncode == 2
     assert "gate 'on-gpu': resources: GPU = 'one' must be a positive number" in " ".join(done.stderr.split())
+
+
+@pytest.mark.slow
+def test_ctrl_c_cancels_the_mutants_on_the_cluster_and_leaves_no_copy(cluster_factory, tmp_path):
+    project = mutant_project(tmp_path / "project")
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    scratch = tmp_path / "tmp"  # the client's temporary folder: its mutant copies live here
+    scratch.mkdir()
+    cluster = cluster_factory("ctrl-c")
+    for name in ("w1", "w2"):
+        cluster.start_worker(name, extra_env={"MARKS_DIR": str(marks), "MARKS_SLEEP": "30"})
+    cluster.wait_for_workers(2)
+    client = subprocess.Popen([VTGATE, *MUTATE, "--no-cache", "--scheduler", cluster.address], cwd=project,
+                              env={**os.environ, "NO_COLOR": "1", "TMPDIR": str(scratch)}, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    deadline = time.monotonic() + 600
+    while not list(marks.iterdir()):  # a worker is judging a mutant
+        assert client.poll() is None and time.monotonic() < deadline, client.communicate()
+        time.sleep(0.1)
+    client.send_signal(signal.SIGINT)
+    _, stderr = client.communicate(timeout=120)
+    assert client.returncode == 130, stderr
+    assert not list(scratch.glob("vtgate-*")), list(scratch.iterdir())  # no copy, no archive left behind
+    deadline = time.monotonic() + 60
+    while cluster.tasks_on_scheduler():  # the client's futures were cancelled: the scheduler forgets them
+        assert time.monotonic() < deadline, "the scheduler still holds the interrupted run's tasks"
+        time.sleep(0.5)

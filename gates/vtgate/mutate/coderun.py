@@ -577,7 +577,7 @@ def run_code_mutants(
             return verdict
 
         with Scratch(suite.settings.artifacts, root_path) as scratch, \
-                remote_mutants(executor, suite, scope, root_path, shared) as remote, \
+                remote_mutants(executor, suite, scope, root_path, shared, green) as remote, \
                 ThreadPoolExecutor(max_workers=max(1, shared.jobs)) as pool:
             futures = [pool.submit(one, mutant, scratch) for mutant in chosen]
             try:

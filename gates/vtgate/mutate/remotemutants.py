@@ -303,10 +303,11 @@ class RemoteMutants:
 
 @contextlib.contextmanager
 def remote_mutants(settings: ExecutorSettings | None, suite: Suite, scope: CodeScope, root: Path,
-                   shared: SharedRuns) -> Iterator[RemoteMutants | None]:
+                   shared: SharedRuns, gates: Sequence[GateSpec]) -> Iterator[RemoteMutants | None]:
     """The mutants' judge on the executor ``settings`` names: None for local (judge here); for dask, a
-    connected ``RemoteMutants`` with the workers checked and the archives sent. On the way out every
-    unfinished judgement is cancelled, the client closed and a LocalCluster's cache folder removed."""
+    connected ``RemoteMutants`` with the workers checked (the run's resources and those of every gate in
+    ``gates``) and the archives sent. On the way out every unfinished judgement is cancelled, the client
+    closed and a LocalCluster's cache folder removed."""
     if settings is None or settings.kind == "local":
         yield None
         return
@@ -320,7 +321,7 @@ def remote_mutants(settings: ExecutorSettings | None, suite: Suite, scope: CodeS
     remote: RemoteMutants | None = None
     try:
         executor.check_workers()
-        for spec in suite.gates:
+        for spec in gates:
             if spec.resources:
                 executor.require_resources(executor.resources_for(spec.resources), f", which gate {spec.name} needs")
         remote = RemoteMutants(executor, suite, scope, shared.ambient, base, base_tree, artifacts, oracle)
