@@ -15,7 +15,8 @@ import os
 import shutil
 import socket
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import CancelledError
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ SOURCES = ("bundle", "path")  # or any git URL / path the workers can reach
 DEFAULT_BUNDLE_LIMIT_MB = 200.0
 DEFAULT_CONNECT_TIMEOUT = 10.0
 DEFAULT_ALLOWED_FAILURES = 2  # a LocalCluster task may kill this many workers before it is given up
+LOST_TASK_RESUBMITS = 2  # a task the scheduler dropped on its own is submitted again this many times
 
 
 class ExecutorError(Exception):
@@ -299,6 +301,22 @@ class DaskExecutor:
         future = self.client.submit(function, *args, pure=False, resources=wanted or None)
         self._futures.add(future)
         return future
+
+    def wait(self, function: Any, *args: Any, resources: Mapping[str, float] | None = None,
+             stopped: Callable[[], bool] = lambda: False) -> Any:
+        """``submit`` and wait for the result. A task the scheduler dropped without being asked (cancelled
+        as "already forgotten" while a worker died under it) is submitted again, at most
+        ``LOST_TASK_RESUBMITS`` times; a cancellation the caller made (``stopped()``) is raised at once."""
+        for attempt in range(LOST_TASK_RESUBMITS + 1):
+            future = self.submit(function, *args, resources=resources)
+            try:
+                return future.result()
+            except CancelledError:
+                if stopped() or attempt == LOST_TASK_RESUBMITS:
+                    raise
+            finally:
+                self.forget(future)
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def forget(self, future: Any) -> None:
         """``future`` is done and read: nothing to cancel on the way out."""

@@ -271,10 +271,9 @@ class RemoteMutants:
                           self.base_tree, self.oracle.digest, self.artifacts, self.suite, self.scope,
                           tuple(spec.name for spec in reaching), {spec.name: pins[spec.name] for spec in reaching},
                           self.ambient)
-        future = self.executor.submit(judge_mutant_on_worker, task, self.base_data, self.oracle_data,
-                                      resources=self.resources(reaching))
         try:
-            result: MutantResult = future.result()
+            result: MutantResult = self.executor.wait(judge_mutant_on_worker, task, self.base_data, self.oracle_data,
+                                                      resources=self.resources(reaching), stopped=lambda: self.cancelled)
         except BaseException as error:  # Dask's CancelledError is a BaseException
             if self.cancelled or not isinstance(error, Exception):
                 raise
@@ -282,8 +281,6 @@ class RemoteMutants:
                 return ("error", None, f"its judgement took down every worker it was tried on ({error}); it is not a "
                         "verdict: look at the workers' logs"), ""
             return ("error", None, f"it could not be judged on the Dask cluster: {type(error).__name__}: {error}"), ""
-        finally:
-            self.executor.forget(future)
         who = str(result.worker)
         if result.refused is not None:
             return ("error", None, result.refused), who
