@@ -231,3 +231,19 @@ def test_ctrl_c_cancels_the_mutants_on_the_cluster_and_leaves_no_copy(cluster_fa
     while cluster.tasks_on_scheduler():  # the client's futures were cancelled: the scheduler forgets them
         assert time.monotonic() < deadline, "the scheduler still holds the interrupted run's tasks"
         time.sleep(0.5)
+
+
+@pytest.mark.slow
+def test_a_mutant_batch_on_a_local_cluster_has_the_local_verdicts_and_leaves_nothing_behind(tmp_path):
+    project = mutant_project(tmp_path / "project")
+    scratch = tmp_path / "tmp"  # the client's temporary folder: copies, archives and the workers' cache
+    scratch.mkdir()
+    args = ("mutate", "--code", "--json", "-", "-q", "-j", "2", "--budget", "4", "--seed", "3", "--no-cache")
+    local = run(project, *args)
+    remote = run(project, *args, "--executor", "dask", env={"TMPDIR": str(scratch)})
+    assert remote.returncode == local.returncode, remote.stderr
+    remote_report = json.loads(remote.stdout)
+    assert by_mutant(remote_report) == by_mutant(json.loads(local.stdout))
+    judged = [m["judged_by"] for m in remote_report["mutants"] if m["gates_run"]]
+    assert judged and all(who and who.startswith("worker ") for who in judged)
+    assert not list(scratch.glob("vtgate-*")), list(scratch.iterdir())
