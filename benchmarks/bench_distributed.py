@@ -10,10 +10,17 @@ Measured:
   from the bisection's own clock (``seconds`` of the JSON record: start-up of the cluster excluded,
   reported beside it) over the same steps (target: <= 0.3 s).
 
-The table is printed and written into docs/distributed.md between the bench markers. Not a test: no
+- a mutant batch: ``vtgate mutate --code --budget N -j 4`` on the mutfake test engine, each mutant's
+  judgement made ~2 s long (the engine sleeps on import), on 2 workers vs 1 worker (one thread each).
+  The batch's clock runs from the first mutant judgement's start to the last one's end, as the
+  engine's imports in the mutant copies record them (the baseline and coverage, on the client, are
+  outside it); target: 2 workers >= 1.7x faster. The whole command's wall time is reported beside it.
+
+The tables are printed and written into docs/distributed.md between the bench markers. Not a test: no
 assertions; the targets are listed beside the numbers.
 
-    .venv/bin/python benchmarks/bench_distributed.py [--runs 3] [--commits 40] [--cost 2] [--no-write]
+    .venv/bin/python benchmarks/bench_distributed.py [--part all|bisect|mutants] [--runs 3] [--commits 40]
+        [--cost 2] [--mutants 12] [--no-write]
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import contextlib
 import json
 import os
 import platform
+import shutil
 import signal
 import socket
 import statistics
@@ -71,7 +79,7 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def cluster(workers: int, root: Path) -> Iterator[str]:
+def cluster(workers: int, root: Path, env: dict[str, str] | None = None) -> Iterator[str]:
     """A scheduler and ``workers`` one-thread workers on localhost; yields the scheduler's address."""
     from distributed import Client
 
@@ -81,9 +89,9 @@ def cluster(workers: int, root: Path) -> Iterator[str]:
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)]
     try:
         for index in range(workers):
-            env = {**os.environ, "VT_DASK_WORKER_CACHE": str(root / f"worker-{index}")}
+            worker_env = {**os.environ, **(env or {}), "VT_DASK_WORKER_CACHE": str(root / f"worker-{index}")}
             processes.append(subprocess.Popen(
-                [*DASK, "worker", address, "--name", f"w{index}", "--nthreads", "1", "--no-dashboard"], env=env,
+                [*DASK, "worker", address, "--name", f"w{index}", "--nthreads", "1", "--no-dashboard"], env=worker_env,
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
         with Client(address, timeout=120) as client:
             client.wait_for_workers(workers, timeout=120)
@@ -109,14 +117,134 @@ def bisect(repo: Path, cost: float, args: list[str]) -> tuple[float, dict]:
     return wall, json.loads(out.read_text())
 
 
+MUTFAKE = ROOT / "tests" / "mutate" / "fake" / "mutfake"
+VTGATE = str(Path(sys.executable).parent / "vtgate")
+MUTANT_SUITE = """\
+[suite]
+pythonpath = ["src"]
+source_tree = "src/mutfake"
+timeout = 120
+
+[mutate.code]
+paths = ["src/mutfake"]
+exclude = ["src/mutfake/_cost.py"]
+
+[[gate]]
+name = "strict-hi"
+kind = "golden"
+mode = "strict"
+probe = "mutfake:generate"
+args = { prompt = "hi", tokens = 12 }
+"""
+# Imported first by the engine: a judgement's cost, and when it ran in which copy (for the batch clock).
+COST = """\
+import os
+import time
+from pathlib import Path
+
+_started = time.time()
+time.sleep(float(os.environ.get("BENCH_COST", "0")))
+if os.environ.get("BENCH_LOG"):
+    with open(os.environ["BENCH_LOG"], "a", encoding="utf-8") as _log:
+        _log.write(f"{Path(__file__).resolve().parents[2].name} {_started} {time.time()}\\n")
+"""
+
+
+def make_mutant_project(path: Path) -> None:
+    """The mutfake test engine with a cost module, its suite blessed (without the cost) and committed."""
+    shutil.copytree(MUTFAKE, path / "src" / "mutfake", ignore=shutil.ignore_patterns("__pycache__"))
+    (path / "src" / "mutfake" / "_cost.py").write_text(COST)
+    engine = path / "src" / "mutfake" / "__init__.py"
+    engine.write_text(engine.read_text().replace(
+        "from pathlib import Path\n", "from pathlib import Path\n\nfrom mutfake import _cost  # noqa: F401\n", 1))
+    (path / ".gitignore").write_text("__pycache__/\n")
+    (path / "vtgate.toml").write_text(MUTANT_SUITE)
+    git(path, "init", "-q")
+    git(path, "config", "user.email", "bench@example.com")
+    git(path, "config", "user.name", "Bench")
+    subprocess.run([VTGATE, "bless", "strict-hi", "--reason", "bench"], cwd=path, check=True, capture_output=True)
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "engine")
+
+
+def mutant_batch(project: Path, budget: int, address: str, log: Path, cost: float) -> tuple[float, float, int]:
+    """(wall seconds of the whole command, seconds of the batch, mutants judged on the cluster)."""
+    log.unlink(missing_ok=True)
+    started = time.perf_counter()
+    done = subprocess.run([VTGATE, "mutate", "--code", "--no-cache", "--budget", str(budget), "--seed", "1", "-j", "4",
+                           "--json", "-", "-q", "--scheduler", address], cwd=project, capture_output=True, text=True,
+                          env={**os.environ, "BENCH_COST": str(cost), "BENCH_LOG": str(log)})
+    wall = time.perf_counter() - started
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"vtgate mutate exited {done.returncode}:\n{done.stdout}\n{done.stderr}")
+    report = json.loads(done.stdout)
+    spans = [line.split() for line in log.read_text().splitlines() if line.startswith("m-")]
+    batch = max(float(end) for _, _, end in spans) - min(float(start) for _, start, _ in spans)
+    return wall, batch, sum(1 for m in report["mutants"] if m["judged_by"])
+
+
+def mutant_rows(options: argparse.Namespace, root: Path) -> list[str]:
+    project = root / "mutants" / "project"
+    make_mutant_project(project)
+    log = root / "mutants" / "runs.log"
+    walls: dict[int, list[float]] = {}
+    batches: dict[int, list[float]] = {}
+    judged: dict[int, list[int]] = {}
+    for workers in (1, 2):
+        env = {"BENCH_COST": str(options.cost), "BENCH_LOG": str(log)}
+        with cluster(workers, root / f"mutant-cluster-{workers}", env) as address:
+            for _ in range(options.runs):
+                wall, batch, count = mutant_batch(project, options.mutants, address, log, options.cost)
+                walls.setdefault(workers, []).append(wall)
+                batches.setdefault(workers, []).append(batch)
+                judged.setdefault(workers, []).append(count)
+                print(f"mutants, {workers} worker(s): {wall:.1f}s ({batch:.1f}s batch), {count} judged on the cluster",
+                      flush=True)
+    one, two = statistics.median(batches[1]), statistics.median(batches[2])
+    return [
+        f"Host: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, load average "
+        f"{load_average()} at the end; medians of {options.runs} runs; `vtgate mutate --code --budget "
+        f"{options.mutants} -j 4` on the mutfake test engine, {options.cost:g} s per judgement.",
+        "",
+        "| measurement | value | target |",
+        "|---|---|---|",
+        f"| mutant batch, 1 worker: whole command / batch | {statistics.median(walls[1]):.1f} s / {one:.1f} s "
+        f"({statistics.median(judged[1]):.0f} mutants judged on the cluster) | |",
+        f"| mutant batch, 2 workers: whole command / batch | {statistics.median(walls[2]):.1f} s / {two:.1f} s "
+        f"({statistics.median(judged[2]):.0f} mutants judged on the cluster) | |",
+        f"| speed-up, 2 workers vs 1, batch | {one / two:.2f}x | >= 1.7x |",
+        f"| speed-up, 2 workers vs 1, whole command | "
+        f"{statistics.median(walls[1]) / statistics.median(walls[2]):.2f}x | |",
+        "",
+        "Every run: " + "; ".join(f"{w} worker(s) {', '.join(f'{b:.1f}' for b in batches[w])} s batch" for w in (1, 2))
+        + ".",
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--part", choices=("all", "bisect", "mutants"), default="all")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--commits", type=int, default=40)
     parser.add_argument("--cost", type=float, default=2.0, help="seconds per judgement (scaling)")
+    parser.add_argument("--mutants", type=int, default=12, help="mutants in the batch")
     parser.add_argument("--overhead-cost", type=float, default=0.2, help="seconds per judgement (overhead)")
     parser.add_argument("--no-write", action="store_true")
     options = parser.parse_args()
+    if options.part in ("all", "mutants"):
+        with tempfile.TemporaryDirectory(prefix="bench-dask-") as tmp:
+            text = "\n".join(mutant_rows(options, Path(tmp)))
+        print(text)
+        if not options.no_write:
+            write_section(DOC, "\n" + text + "\n", MUTANTS_START, MUTANTS_END)
+    if options.part in ("all", "bisect"):
+        bisect_table(options)
+
+
+MUTANTS_START, MUTANTS_END = "<!-- bench-mutants:start -->", "<!-- bench-mutants:end -->"
+
+
+def bisect_table(options: argparse.Namespace) -> None:
     rows: list[str] = []
     with tempfile.TemporaryDirectory(prefix="bench-dask-") as tmp:
         root = Path(tmp)

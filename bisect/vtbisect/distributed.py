@@ -28,6 +28,7 @@ import tarfile
 import tempfile
 import threading
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import CancelledError
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,7 @@ from vtgate.executor import (
     WorkerIdentity,
     current_worker,
     is_killed_worker,
+    worker_cache,
 )
 from vtgate.exitcodes import ExitCode
 
@@ -98,14 +100,6 @@ class RemoteResult:
 
 _pools: dict[Path, WorktreePool] = {}
 _pools_lock = threading.Lock()
-
-
-def worker_cache() -> Path:
-    """The worker's own cache folder: ``VT_DASK_WORKER_CACHE``, else ``~/.cache/vtgate/dask-worker``."""
-    configured = os.environ.get("VT_DASK_WORKER_CACHE")
-    folder = Path(configured) if configured else Path.home() / ".cache" / "vtgate" / "dask-worker"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 _git = run_git
@@ -344,6 +338,7 @@ class RemotePool:
             self.oracle, data = pack_oracle(runner.suite, limit_mb)
             self.oracle_data = executor.broadcast(data)
         self.runner, self.knobs, self.files, self.version = travelling, knobs, files, vtgate.__version__
+        self.resources = executor.resources_for(gate_resources(runner))
         self._free = [Path(f"<dask slot {i}>") for i in range(slots)]
         self._cond = threading.Condition()
         self._results: dict[Path, RemoteResult] = {}
@@ -375,9 +370,9 @@ class RemotePool:
                              self.version, self.oracle)
         if self.cancelled:
             raise JudgeAbort("the run was cancelled", ExitCode.INTERNAL)
-        future = self.executor.submit(judge_on_worker, task, self.bundle, self.oracle_data)
-        try:
-            result: RemoteResult = future.result()  # cancel() makes it raise CancelledError at once
+        try:  # cancel() makes it raise CancelledError at once
+            result: RemoteResult = self.executor.wait(judge_on_worker, task, self.bundle, self.oracle_data,
+                                                      resources=self.resources, stopped=lambda: self.cancelled)
         except WorkerSetupError as error:
             raise JudgeAbort(str(error), ExitCode.USAGE) from None
         except BaseException as error:  # what Dask raises is reported, never a verdict
@@ -391,9 +386,10 @@ class RemotePool:
             if isinstance(error, ModuleNotFoundError):
                 raise JudgeAbort(f"a worker cannot import {error.name} to judge {commit[:10]}: install vtgate "
                                  f"{self.version} in every worker's environment", ExitCode.USAGE) from None
+            if isinstance(error, CancelledError):
+                raise JudgeAbort(f"the scheduler dropped the judgement of {commit[:10]} every time it was submitted "
+                                 f"({error}); it is not a verdict: look at the scheduler's log", ExitCode.INTERNAL) from None
             raise
-        finally:
-            self.executor.forget(future)
         accept(result, commit, expected)
         if result.conflict is not None:
             raise RevertConflict(result.conflict[0], result.conflict[1].split(": ", 1)[-1])
@@ -409,6 +405,21 @@ class RemotePool:
 
     def close(self) -> None:
         self.cancel()
+
+
+def gate_resources(runner: Runner) -> dict[str, float]:
+    """Gate mode: the largest amount of each Dask worker resource the judged gates ask for
+    (``resources = {GPU = 1}`` in their ``[[gate]]`` tables); command mode: none."""
+    if not isinstance(runner, GateRunner):
+        return {}
+    from vtgate.suite import load_suite
+
+    wanted: dict[str, float] = {}
+    for spec in load_suite(runner.suite).gates:
+        if spec.name in runner.gates:
+            for name, amount in spec.resources.items():
+                wanted[name] = max(wanted.get(name, 0.0), amount)
+    return wanted
 
 
 def _command_copy(runner: CommandRunner, env: Mapping[str, str]) -> CommandRunner:
@@ -481,6 +492,7 @@ def dask_judging(settings: ExecutorSettings, repo: Path, runner: Runner, env: Ma
     pool: RemotePool | None = None
     try:
         executor.check_workers()
+        executor.require_resources(executor.resources_for(gate_resources(runner)), ", which the judged gates need")
         pool = RemotePool(executor, repo, runner, env, source, bundle, jobs, settings.bundle_limit_mb)
         yield pool, RemoteRunner(runner, pool, say)
     finally:

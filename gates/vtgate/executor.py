@@ -15,7 +15,8 @@ import os
 import shutil
 import socket
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import CancelledError
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ SOURCES = ("bundle", "path")  # or any git URL / path the workers can reach
 DEFAULT_BUNDLE_LIMIT_MB = 200.0
 DEFAULT_CONNECT_TIMEOUT = 10.0
 DEFAULT_ALLOWED_FAILURES = 2  # a LocalCluster task may kill this many workers before it is given up
+LOST_TASK_RESUBMITS = 2  # a task the scheduler dropped on its own is submitted again this many times
 
 
 class ExecutorError(Exception):
@@ -175,6 +177,14 @@ class WorkerIdentity:
         return f"worker {self.name} on {self.host} ({self.address})"
 
 
+def worker_cache() -> Path:
+    """A worker's own cache folder: ``VT_DASK_WORKER_CACHE``, else ``~/.cache/vtgate/dask-worker``."""
+    configured = os.environ.get("VT_DASK_WORKER_CACHE")
+    folder = Path(configured) if configured else Path.home() / ".cache" / "vtgate" / "dask-worker"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def current_worker() -> WorkerIdentity:
     """The identity of the Dask worker running the calling task (or this process, outside Dask)."""
     try:
@@ -260,26 +270,53 @@ class DaskExecutor:
             if not report["git"]:
                 raise ExecutorError(f"worker {report['name']} on {report['host']} ({address}) has no git on its "
                                     "PATH; fix: install git on the worker's host")
-        wanted = dict(self.settings.resources)
-        if wanted:
-            offers = {addr: w.get("resources", {}) for addr, w in info.get("workers", {}).items()}
-            if not any(all(have.get(k, 0) >= v for k, v in wanted.items()) for have in offers.values()):
-                shown = ", ".join(f"{k}={v:g}" for k, v in wanted.items())
-                raise ExecutorError(
-                    f"no worker of the scheduler at {self.address} offers {shown} (workers offer: "
-                    + ("; ".join(f"{a} {dict(r) or 'nothing'}" for a, r in sorted(offers.items())) or "no workers")
-                    + f"); fix: start workers with dask worker {self.address} --resources "
-                    + ",".join(f"{k}={v:g}" for k, v in wanted.items()))
+        self.require_resources(self.settings.resources)
         return {address: report for address, report in reports.items()}
+
+    def resources_for(self, extra: Mapping[str, float] | None = None) -> dict[str, float]:
+        """What one task needs: the run's ``--resources`` with ``extra`` (a gate's own) laid over them."""
+        return {**self.settings.resources, **(extra or {})}
+
+    def require_resources(self, wanted: Mapping[str, float], needed_by: str = "") -> None:
+        """Some worker offers ``wanted``; else ExecutorError listing what each worker offers."""
+        if not wanted:
+            return
+        offers = {addr: w.get("resources", {}) for addr, w in self.client.scheduler_info().get("workers", {}).items()}
+        if any(all(have.get(k, 0) >= v for k, v in wanted.items()) for have in offers.values()):
+            return
+        shown = ", ".join(f"{k}={v:g}" for k, v in wanted.items())
+        raise ExecutorError(
+            f"no worker of the scheduler at {self.address} offers {shown}{needed_by} (workers offer: "
+            + ("; ".join(f"{a} {dict(r) or 'nothing'}" for a, r in sorted(offers.items())) or "no workers")
+            + f"); fix: start workers with dask worker {self.address} --resources "
+            + ",".join(f"{k}={v:g}" for k, v in wanted.items()))
 
     def broadcast(self, data: Any) -> Any:
         """Send ``data`` to the workers once; the returned future stands for it in ``submit``."""
         return self.client.scatter(data, broadcast=True, hash=False)
 
-    def submit(self, function: Any, *args: Any) -> Any:
-        future = self.client.submit(function, *args, pure=False, resources=dict(self.settings.resources) or None)
+    def submit(self, function: Any, *args: Any, resources: Mapping[str, float] | None = None) -> Any:
+        """Run ``function(*args)`` on a worker offering ``resources`` (default: the run's ``--resources``)."""
+        wanted = dict(self.settings.resources) if resources is None else dict(resources)
+        future = self.client.submit(function, *args, pure=False, resources=wanted or None)
         self._futures.add(future)
         return future
+
+    def wait(self, function: Any, *args: Any, resources: Mapping[str, float] | None = None,
+             stopped: Callable[[], bool] = lambda: False) -> Any:
+        """``submit`` and wait for the result. A task the scheduler dropped without being asked (cancelled
+        as "already forgotten" while a worker died under it) is submitted again, at most
+        ``LOST_TASK_RESUBMITS`` times; a cancellation the caller made (``stopped()``) is raised at once."""
+        for attempt in range(LOST_TASK_RESUBMITS + 1):
+            future = self.submit(function, *args, resources=resources)
+            try:
+                return future.result()
+            except CancelledError:
+                if stopped() or attempt == LOST_TASK_RESUBMITS:
+                    raise
+            finally:
+                self.forget(future)
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def forget(self, future: Any) -> None:
         """``future`` is done and read: nothing to cancel on the way out."""

@@ -74,7 +74,8 @@ class DeliberateRed:
 @dataclass(frozen=True)
 class GateSpec:
     """One declared gate. ``options`` holds the kind-specific keys, already validated by the kind.
-    ``golden`` is the resolved golden-file path (only for kinds whose pin lives in a golden file)."""
+    ``golden`` is the resolved golden-file path (only for kinds whose pin lives in a golden file).
+    ``resources`` (``resources = {GPU = 1}``) are the Dask worker resources its runs need on a cluster."""
 
     name: str
     kind: str
@@ -90,6 +91,7 @@ class GateSpec:
     line: int | None
     source: Path
     description: str = ""
+    resources: Mapping[str, float] = field(default_factory=dict)  # Dask worker resources its runs need
 
     @property
     def where(self) -> str:

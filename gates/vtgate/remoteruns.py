@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -48,10 +48,20 @@ def probe_on_worker(key: ProbeKey, settings: SuiteSettings, timeout: float, reac
 class RemoteRuns:
     """What ``SharedRuns`` calls instead of running a probe itself (``SharedRuns.remote``)."""
 
-    def __init__(self, executor: DaskExecutor) -> None:
+    def __init__(self, executor: DaskExecutor, gate_resources: Mapping[str, Mapping[str, float]] | None = None) -> None:
         self.executor = executor
         self.cancelled = False
+        self.gate_resources = dict(gate_resources or {})
         self._hashes: dict[tuple[str, str | None], str | None] = {}
+
+    def resources(self, gates: Sequence[str]) -> dict[str, float]:
+        """What a run needs: the run's ``--resources`` with the resources of every gate that requested
+        it laid over them (the largest amount of each)."""
+        wanted: dict[str, float] = {}
+        for gate in gates:
+            for name, amount in self.gate_resources.get(gate, {}).items():
+                wanted[name] = max(wanted.get(name, 0.0), amount)
+        return self.executor.resources_for(wanted)
 
     def run(self, key: ProbeKey, timeout: float, shared: SharedRuns) -> ProbeResult:
         root = Path(key.root)
@@ -59,7 +69,7 @@ class RemoteRuns:
         if cached not in self._hashes:
             self._hashes[cached] = expected_tree_hash(root, shared.settings)
         future = self.executor.submit(probe_on_worker, key, shared.settings, timeout, shared.ambient.reaching(key),
-                                      self._hashes[cached])
+                                      self._hashes[cached], resources=self.resources(shared.gates.get(key, [])))
         while not future.done():
             if self.cancelled:
                 return ProbeResult(key, None, "the check was cancelled", "probe", 0.0)
@@ -78,15 +88,19 @@ class RemoteRuns:
 
 
 @contextlib.contextmanager
-def attached(settings: ExecutorSettings | None, shared: SharedRuns) -> Iterator[Any]:
-    """Run ``shared``'s probe runs on the executor ``settings`` names (nothing to do for local)."""
+def attached(settings: ExecutorSettings | None, shared: SharedRuns,
+             gate_resources: Mapping[str, Mapping[str, float]] | None = None) -> Iterator[Any]:
+    """Run ``shared``'s probe runs on the executor ``settings`` names (nothing to do for local);
+    ``gate_resources``: gate name -> the resources its runs need besides the run's own."""
     if settings is None or settings.kind == "local":
         yield None
         return
     executor = DaskExecutor(settings, shared.jobs)
     try:
         executor.check_workers()
-        remote = RemoteRuns(executor)
+        for gate, wanted in sorted((gate_resources or {}).items()):
+            executor.require_resources(executor.resources_for(wanted), f", which gate {gate} needs")
+        remote = RemoteRuns(executor, gate_resources)
         shared.remote = remote
         try:
             yield remote

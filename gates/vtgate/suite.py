@@ -26,7 +26,8 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 COMMON_KEYS = frozenset(
-    {"name", "kind", "probe", "args", "env", "env_reason", "tier", "golden", "deliberate_red", "timeout", "description"}
+    {"name", "kind", "probe", "args", "env", "env_reason", "tier", "golden", "deliberate_red", "timeout", "description",
+     "resources"}
 )
 SUITE_KEYS = frozenset({"pythonpath", "source_tree", "goldens", "timeout", "knob_prefixes", "isolate_env", "python",
                         "knob_exemptions", "artifacts"})
@@ -365,6 +366,7 @@ def _gate(
     if not isinstance(description, str):
         bad("description must be a string")
         description = ""
+    resources = _resources(raw.get("resources", {}), bad)
     options = {k: v for k, v in raw.items() if k in kind.option_keys}
     for problem in kind.validate(options):
         bad(problem)
@@ -374,7 +376,24 @@ def _gate(
         name=name, kind=kind_name, probe=probe, args=dict(args), env=dict(env),
         env_reason=env_reason, tier=tier, golden=golden, deliberate_red=deliberate_red,
         timeout=float(timeout), options=options, line=line, source=path, description=description,
+        resources=resources,
     )
+
+
+def _resources(raw: Any, bad: Any) -> dict[str, float]:
+    """``resources = {GPU = 1}``: Dask worker resource names with positive amounts (docs/distributed.md)."""
+    if not isinstance(raw, Mapping):
+        bad("resources must be a table of Dask worker resources, e.g. resources = { GPU = 1 }")
+        return {}
+    resources: dict[str, float] = {}
+    for name, amount in raw.items():
+        if not NAME_PATTERN.match(str(name)):
+            bad(f"resources: {name!r} is not a resource name (letters, digits, - _ .), e.g. resources = {{ GPU = 1 }}")
+        elif isinstance(amount, bool) or not isinstance(amount, (int, float)) or amount <= 0:
+            bad(f"resources: {name} = {amount!r} must be a positive number, e.g. resources = {{ {name} = 1 }}")
+        else:
+            resources[str(name)] = float(amount)
+    return resources
 
 
 def _probe(raw: Any, default: ProbeRef | None, bad: Any) -> ProbeRef | None:

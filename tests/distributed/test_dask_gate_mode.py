@@ -86,3 +86,20 @@ def test_gate_mode_with_masked_culprits_on_two_workers_has_the_local_verdicts(ki
     assert any(s["reverts"] for s in records["dask"]["steps"])  # a revert was applied on a worker
     # the oracle (suite and goldens) travelled: the workers judged against their own unpacked copy
     assert list((tmp_path / "gates").glob("cache-w?/oracles/*/vtgate.toml"))
+
+
+def test_gate_mode_judgements_go_only_to_workers_offering_the_gates_resources(kit, cluster_factory, tmp_path):
+    repo = tmp_path / "toy"
+    toy_history(kit, repo)
+    suite = repo / "vtgate.toml"
+    suite.write_text(suite.read_text() + "resources = { GPU = 1 }\n")  # the oracle is the checkout's suite
+    cluster = cluster_factory("gate-gpu", [("gpu-host", "GPU=1"), ("cpu-host", "")])
+    done = kit.vtbisect(repo, ["HEAD~6..HEAD", "--gate", "alpha", "-j", "2", "--no-cache",
+                               "--scheduler", cluster.address])
+    assert done.returncode == 1, done.stdout + done.stderr
+    judged_by = [line for line in (done.stdout + done.stderr).splitlines() if "judged by worker" in line]
+    assert judged_by and all(" gpu-host on " in line for line in judged_by)
+    lone = cluster_factory("gate-cpu", [("cpu-host", "")])
+    refused = kit.vtbisect(repo, ["HEAD~6..HEAD", "--gate", "alpha", "--no-cache", "--scheduler", lone.address])
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "offers GPU=1, which the judged gates need" in " ".join(refused.stderr.split())

@@ -22,13 +22,14 @@ from typing import Any
 import typer
 from filelock import FileLock, Timeout
 from vtgate.clirun import Interrupted
-from vtgate.executor import (
-    ExecutorError,
-    ExecutorSettings,
-    environment_settings,
-    project_table,
-    resolve_settings,
+from vtgate.commands.executor_options import (
+    EXECUTOR_OPTION,
+    OPTION_NAMES,
+    RESOURCES_OPTION,
+    SCHEDULER_OPTION,
+    executor_settings,
 )
+from vtgate.executor import ExecutorError, ExecutorSettings
 from vtgate.exitcodes import ExitCode
 from vtgate.output import console, problem, say, write_json
 
@@ -108,7 +109,7 @@ def perf_gates(suite: Path, selected: tuple[str, ...]) -> frozenset[str]:
     return frozenset(spec.name for spec in load_suite(suite).gates if spec.kind == "perf" and spec.name in selected)
 
 
-CLUSTER_OPTIONS = ("--executor", "--scheduler", "--resources")  # where judgements ran, not what they judged
+CLUSTER_OPTIONS = OPTION_NAMES  # where judgements ran, not what they judged
 
 
 def reproduce_argv(argv: list[str]) -> list[str]:
@@ -194,13 +195,9 @@ def run_command(
                                          help="Exit 1 when a regression culprit is found (default)."),
     repo_dir: Path = typer.Option(Path("."), "--repo", help="The repository (default: current directory)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines."),
-    executor: str = typer.Option(None, "--executor", help="local (default: worktrees on this machine) or dask "
-                                 "(docs/distributed.md); default $VT_EXECUTOR, else [tool.vtgate.executor]."),
-    scheduler: str = typer.Option(None, "--scheduler", metavar="tcp://HOST:PORT",
-                                  help="Dask scheduler (implies --executor dask; default $VT_DASK_SCHEDULER); "
-                                       "none: a LocalCluster of -j worker processes."),
-    resources: list[str] = typer.Option([], "--resources", metavar="NAME=N",
-                                        help="Dask worker resources each judgement needs, e.g. GPU=1 (repeatable)."),
+    executor: str = EXECUTOR_OPTION,
+    scheduler: str = SCHEDULER_OPTION,
+    resources: list[str] = RESOURCES_OPTION,
 ) -> int:
     argv = sys.argv[1:]
     rest = list(rest or [])
@@ -222,7 +219,7 @@ def run_command(
             runner.perf_reference = rng.good.sha  # perf gates: each candidate's speed as a ratio to GOOD's
             runner.leaks = resolve_gate_leaks(repo, env, (rng.good.sha, rng.bad.sha), runner.python,
                                               [Path(vtgate.__file__).parent.parent, Path(vtbisect.__file__).parent.parent])
-        settings = resolve_settings(executor, scheduler, resources, environment_settings(), project_table(repo))
+        settings = executor_settings(executor, scheduler, resources, repo)
     except (RangeError, BisectError, CommandError, ExecutorError) as error:
         raise fail(str(error), error.exit_code) from None
     except JudgeAbort as error:

@@ -9,10 +9,16 @@ import typer
 from vtgate.app import app
 from vtgate.checkrun import run_check
 from vtgate.clirun import Interrupted
+from vtgate.commands.executor_options import (
+    EXECUTOR_OPTION,
+    RESOURCES_OPTION,
+    SCHEDULER_OPTION,
+    executor_settings,
+)
 from vtgate.envdoc import EnvdocError
 from vtgate.envdoc.scan import discover, scan_all
 from vtgate.errors import SuiteError
-from vtgate.executor import ExecutorError, environment_settings, project_table, resolve_settings
+from vtgate.executor import ExecutorError
 from vtgate.exitcodes import ExitCode
 from vtgate.output import console, problem, say, write_json
 from vtgate.perflegs import WAIT_QUIET_ENV
@@ -62,21 +68,16 @@ def check(
     isolate_env: bool = ISOLATE_OPTION,
     wait_quiet: float = typer.Option(0.0, "--wait-quiet", min=0, metavar="SECONDS", help="Perf gates: wait up "
                                      "to SECONDS for a quiet host before each leg (default: a noisy host is an error)."),
-    executor: str = typer.Option(None, "--executor", help="local (default: this machine) or dask "
-                                 "(docs/distributed.md); default $VT_EXECUTOR, else [tool.vtgate.executor]."),
-    scheduler: str = typer.Option(None, "--scheduler", metavar="tcp://HOST:PORT",
-                                  help="Dask scheduler (implies --executor dask; default $VT_DASK_SCHEDULER); "
-                                       "none: a LocalCluster of -j worker processes."),
-    resources: list[str] = typer.Option([], "--resources", metavar="NAME=N",
-                                        help="Dask worker resources each probe run needs, e.g. GPU=1 (repeatable)."),
+    executor: str = EXECUTOR_OPTION,
+    scheduler: str = SCHEDULER_OPTION,
+    resources: list[str] = RESOURCES_OPTION,
 ) -> int:
     """Run the gates; exit 0 green, 1 red, 2 bad suite, 3 a gate could not run, 5 nothing selected."""
     try:
         loaded = load_suite(suite)
         if root is not None and not root.is_dir():
             raise SuiteError(f"--root {root}: no such directory")
-        cluster = resolve_settings(executor, scheduler, resources or [], environment_settings(),
-                                   project_table(loaded.root))
+        cluster = executor_settings(executor, scheduler, resources, loaded.root)
         unmatched, scanned = unmatched_knob_prefixes(loaded.settings, root or loaded.root)
         for prefix in unmatched:
             problem("warning", f"knob prefix {prefix!r} ([suite] knob_prefixes) matches no environment variable read "

@@ -13,7 +13,14 @@ import typer
 from vtgate.app import app
 from vtgate.clirun import Interrupted
 from vtgate.commands.check import ISOLATE_OPTION, ROOT_OPTION, SUITE_OPTION
+from vtgate.commands.executor_options import (
+    EXECUTOR_OPTION,
+    RESOURCES_OPTION,
+    SCHEDULER_OPTION,
+    executor_settings,
+)
 from vtgate.errors import SuiteError
+from vtgate.executor import ExecutorError
 from vtgate.exitcodes import ExitCode
 from vtgate.mutate import ArmsError, PatchError, run_mutate
 from vtgate.mutate.codereport import render_code, write_code_json
@@ -53,6 +60,9 @@ def mutate(
     equivalence: int = typer.Option(None, "--equivalence", min=1, metavar="N",
                                     help="With --code: test every possibly-equivalent mutant's function against the "
                                          "original on N recorded and random inputs; one that differs is a survivor."),
+    executor: str = EXECUTOR_OPTION,
+    scheduler: str = SCHEDULER_OPTION,
+    resources: list[str] = RESOURCES_OPTION,
 ) -> int:
     """Prove every pin can fail: the kill matrix of declared mutations and built-in controls."""
     previous = signal.signal(signal.SIGTERM, _terminate)
@@ -62,6 +72,10 @@ def mutate(
             raise SuiteError(f"--root {root}: no such directory")
         if not code and (budget is not None or operator or no_cache or min_score != 1.0 or equivalence):
             raise SuiteError("--budget, --operator, --min-score, --no-cache and --equivalence go with --code")
+        cluster = executor_settings(executor, scheduler, resources, loaded.root)
+        if cluster.kind != "local" and not code:
+            raise SuiteError("--executor dask judges generated code mutants (--code); the declared mutations and "
+                             "controls run on this machine: drop --executor/--scheduler or add --code")
         if code:
             if mutation or no_auto:
                 raise SuiteError("--code judges generated mutants: it takes no --mutation or --no-auto")
@@ -71,7 +85,7 @@ def mutate(
                                                budget=budget, seed=seed, min_score=min_score,
                                                operators=operator or None,
                                                use_cache=not no_cache, isolate_env=isolate_env or None,
-                                               progress=progress)
+                                               progress=progress, executor=cluster)
                 if equivalence:
                     evidence = differential_check(code_report, loaded, (root or loaded.root).resolve(),
                                                   inputs=equivalence, seed=seed, jobs=jobs or 1,
@@ -91,6 +105,9 @@ def mutate(
     except (SuiteError, PatchError) as error:
         problem("configuration error", str(error))
         return int(ExitCode.USAGE)
+    except ExecutorError as error:
+        problem("vtgate", str(error))
+        return int(error.exit_code)
     except KeyboardInterrupt:
         raise Interrupted("probe runs stopped, temporary copies removed; your tree was not touched") from None
     except ArmsError as error:

@@ -41,13 +41,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from vtgate.checkrun import GateResult, judge_check, plan_check, resolve_pins, shared_runs
-from vtgate.errors import SuiteError
+from vtgate.errors import GateError, SuiteError
+from vtgate.executor import ExecutorSettings
 from vtgate.exitcodes import ExitCode
 from vtgate.goldens import golden_files
 from vtgate.kinds import get_kind
 from vtgate.mutate.codemutants import OPERATORS, CodeMutant, ScopeError, generate, sample
 from vtgate.mutate.copies import PatchError, Scratch
-from vtgate.probes import AmbientEnv, ProbeKey, Progress, expected_tree_hash, probe_environment
+from vtgate.probes import AmbientEnv, ProbeKey, Progress, SharedRuns, expected_tree_hash, probe_environment
 from vtgate.proctree import ChildProcesses
 from vtgate.records import GateSpec, Suite
 from vtgate.suite import select_gates
@@ -93,13 +94,15 @@ class MutantVerdict:
     detail: str
     seconds: float
     cached: bool = False
+    judged_by: str = ""  # on a Dask cluster: the worker that judged it (host, name, address)
 
     def to_json(self) -> dict[str, Any]:
         m = self.mutant
         return {"id": m.ident, "digest": m.digest, "file": m.path, "line": m.line, "function": m.function,
                 "operator": m.operator, "description": m.description, "status": self.status,
                 "killed_by": self.killed_by, "gates_run": list(self.gates_run), "detail": self.detail,
-                "seconds": round(self.seconds, 3), "cached": self.cached, "diff": m.diff}
+                "seconds": round(self.seconds, 3), "cached": self.cached, "judged_by": self.judged_by or None,
+                "diff": m.diff}
 
 
 @dataclass
@@ -441,6 +444,38 @@ def _same_observations(results: Mapping[str, GateResult], baseline: Mapping[str,
     return True
 
 
+def judge_copy(reaching: Sequence[GateSpec], suite: Suite, copy: Path, shared: SharedRuns,
+               pins: Mapping[str, Mapping[str, Any] | GateError], mutant_env: Mapping[str, str],
+               ran: list[str], results: dict[str, GateResult]) -> tuple[Status, str | None, str] | None:
+    """Run the reaching gates on a mutated copy, one at a time (fork servers answer its runs), until one
+    kills the mutant (its status, the gate and why) or all stay green (None). ``ran`` and ``results``
+    collect what ran. The same on this machine and on a Dask worker (``vtgate.mutate.remotemutants``)."""
+    shared.serve(copy)  # one warm fork server per probe module answers this copy's runs
+    try:
+        for spec in reaching:
+            ran.append(spec.name)
+            planned = plan_check([spec], suite, copy, shared, pins=pins, extra_env=mutant_env)
+            result = judge_check(planned, [spec], suite, shared, pins)[spec.name]
+            results[spec.name] = result
+            if result.status == "red":
+                return "killed", spec.name, result.summary
+            if result.status == "error":
+                kind = result.error_kind or ""
+                status: Status
+                if kind == "timeout":
+                    status = "killed-by-timeout"
+                elif kind == "artifact":  # the check names the changed artifact: a detection
+                    status = "killed"
+                elif kind in ("probe", "stale"):
+                    status = "killed-by-crash" if kind == "probe" else "error"
+                else:
+                    status = "error"
+                return status, spec.name, (result.error or "").splitlines()[0] if result.error else kind
+        return None
+    finally:
+        shared.release(copy)
+
+
 def run_code_mutants(
     suite: Suite,
     *,
@@ -457,9 +492,13 @@ def run_code_mutants(
     isolate_env: bool | None = None,
     progress: Progress | None = None,
     say: Callable[[str], None] | None = None,
+    executor: ExecutorSettings | None = None,
 ) -> CodeReport:
     """Generate, sample and judge code mutants (see the module docstring). Raises SuiteError for a bad
-    scope or ledger (exit 2)."""
+    scope or ledger (exit 2). ``executor``: judge the mutants on a Dask cluster (docs/distributed.md;
+    None or local: this machine); the baseline and coverage stay here."""
+    from vtgate.mutate.remotemutants import remote_mutants  # (it imports this module)
+
     started = time.perf_counter()
     tell = say or (lambda message: None)
     root_path = Path(root).resolve() if root is not None else suite.root
@@ -512,31 +551,6 @@ def run_code_mutants(
         evaluated = 0
         lock = threading.Lock()
 
-        def judge_reaching(reaching: Sequence[GateSpec], copy: Path, mutant_env: Mapping[str, str], ran: list[str],
-                           results: dict[str, GateResult]) -> tuple[Status, str, str] | None:
-            """Run the reaching gates on the copy, one at a time, until one kills the mutant (its
-            status, the gate and why) or all stay green (None)."""
-            for spec in reaching:
-                ran.append(spec.name)
-                planned = plan_check([spec], suite, copy, shared, pins=pins, extra_env=mutant_env)
-                result = judge_check(planned, [spec], suite, shared, pins)[spec.name]
-                results[spec.name] = result
-                if result.status == "red":
-                    return "killed", spec.name, result.summary
-                if result.status == "error":
-                    kind = result.error_kind or ""
-                    status: Status
-                    if kind == "timeout":
-                        status = "killed-by-timeout"
-                    elif kind == "artifact":  # the check names the changed artifact: a detection
-                        status = "killed"
-                    elif kind in ("probe", "stale"):
-                        status = "killed-by-crash" if kind == "probe" else "error"
-                    else:
-                        status = "error"
-                    return status, spec.name, (result.error or "").splitlines()[0] if result.error else kind
-            return None
-
         def one(mutant: CodeMutant, scratch: Scratch) -> MutantVerdict:
             nonlocal evaluated
             if mutant.digest in ledger:
@@ -548,7 +562,8 @@ def run_code_mutants(
                 copy = scratch.patched_copy(root_path, f"m-{mutant.digest}", patch, mutant.ident)
             except PatchError as error:
                 return MutantVerdict(mutant, "error", (), None, f"does not apply: {error}", time.perf_counter() - t0)
-            key = hashlib.sha256(json.dumps([CACHE_VERSION, _tree_identity(copy, suite, scope), mutant.diff,
+            tree = _tree_identity(copy, suite, scope)
+            key = hashlib.sha256(json.dumps([CACHE_VERSION, tree, mutant.diff,
                                              sorted(scope.env.items()),
                                              oracle, judge, sorted(s.name for s in green), use_coverage]
                                             ).encode()).hexdigest()
@@ -566,28 +581,31 @@ def run_code_mutants(
             reaching = [spec for spec in green if _reaches(reach[spec.name], mutant)]
             if not reaching:
                 detail = "no gate's probes execute this line (coverage of the unmutated tree)"
-            mutant_env = scope.env_for(copy)
-            shared.serve(copy)  # one warm fork server per probe module answers this copy's runs
-            try:
-                judged = judge_reaching(reaching, copy, mutant_env, ran, results)
-            finally:
-                shared.release(copy)
+            judged_by = ""
+            judged: tuple[Status, str | None, str] | None
+            if remote is not None and reaching:  # on a Dask worker: the diff and the base tree travel
+                judged, judged_by = remote.judge(mutant, tree, reaching, pins, ran, results)
+            else:
+                judged = judge_copy(reaching, suite, copy, shared, pins, scope.env_for(copy), ran, results)
             if judged is not None:
                 status, killed_by, detail = judged
             if status == "survived" and results and _same_observations(results, baseline):
                 status = "possibly-equivalent"
                 detail = "no observation of any probe changed"
-            verdict = MutantVerdict(mutant, status, tuple(ran), killed_by, detail, time.perf_counter() - t0)
+            verdict = MutantVerdict(mutant, status, tuple(ran), killed_by, detail, time.perf_counter() - t0,
+                                    judged_by=judged_by)
             if status != "error":
                 cache.put(key, {"status": status, "gates_run": ran, "killed_by": killed_by, "detail": detail,
-                                "id": mutant.ident})
+                                "id": mutant.ident, "judged_by": judged_by})
             shutil.rmtree(copy, ignore_errors=True)
             return verdict
 
         # One mutant more in flight than probe jobs: while a mutant's copy is made or its gate judged
         # (vtgate's own work), the others keep the ``jobs`` probe slots busy; probes still run ``jobs`` at a time.
         mutant_threads = max(1, shared.jobs) + 1
-        with Scratch(suite.settings.artifacts, root_path) as scratch, ThreadPoolExecutor(max_workers=mutant_threads) as pool:
+        with Scratch(suite.settings.artifacts, root_path) as scratch, \
+                remote_mutants(executor, suite, scope, root_path, shared, green) as remote, \
+                ThreadPoolExecutor(max_workers=mutant_threads) as pool:
             # Longest first (the summed baseline seconds of the gates that reach it: what it costs if it
             # survives), so no long mutant is left running alone on one core at the end; the report
             # keeps the sample's order.
@@ -598,10 +616,13 @@ def run_code_mutants(
                 for index, future in enumerate(futures, 1):
                     verdict = future.result()
                     report.verdicts.append(verdict)
-                    shared.note(f"mutant {index}/{len(chosen)}: {verdict.status}")
+                    shared.note(f"mutant {index}/{len(chosen)}: {verdict.status}"
+                                + (f" (judged by {verdict.judged_by})" if verdict.judged_by else ""))
             except BaseException:
                 for future in futures:
                     future.cancel()
+                if remote is not None:
+                    remote.cancel()  # the mutant threads wait for the cluster: release them now
                 # Kill the running probe trees (and fork servers) now: leaving this block waits for
                 # the mutant threads, which wait for their probes.
                 shared.children.kill_all()
