@@ -110,8 +110,13 @@ def test_ctrl_c_during_the_baseline_and_coverage_leaves_no_probe_and_no_zygote(b
         assert process.poll() is None, process.communicate()
         assert time.monotonic() < deadline, "the baseline's and coverage's probes never both started"
         time.sleep(0.05)
-    descendants = psutil.Process(process.pid).children(recursive=True)
-    commands = [" ".join(_cmdline(p)) for p in descendants]
+    while True:  # a process listed while it starts may not show its command line yet: look again
+        descendants = psutil.Process(process.pid).children(recursive=True)
+        commands = [" ".join(_cmdline(p)) for p in descendants]
+        if (any("--zygote" in c for c in commands) and any("coverage" in c for c in commands)) \
+                or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
     assert any("--zygote" in c for c in commands)  # the baseline's servers came from a zygote
     assert any("coverage" in c for c in commands)  # coverage runs alongside
 
