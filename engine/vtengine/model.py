@@ -33,9 +33,10 @@ from vtengine.config import VT_TINY, ModelConfig
 from vtengine.numerics import FP8, dequantize_fp8_blocks, quantize_fp8_blocks, round_bf16
 
 GENERATOR_VERSION = 1  # bump whenever generated vt-tiny weights change; it keys the disk cache
-# The source files whose code decides the cached arrays (generation, bf16 rounding, fp8 quantization):
-# their bytes key the disk cache too, so an edited quantizer is never served a stale cached model.
-GENERATOR_SOURCES = ("model.py", "numerics.py", "config.py")
+# The source files whose code decides the cached arrays (generation, bf16 rounding, fp8 quantization,
+# and checkpoint.py: generation takes its tensor shapes from expected_shapes and checks them with
+# validate_tensors): their bytes key the disk cache too, so an edited one is never served a stale model.
+GENERATOR_SOURCES = ("model.py", "numerics.py", "config.py", "checkpoint.py")
 EMBEDDED = {"vt-tiny": VT_TINY}
 
 

@@ -166,3 +166,8 @@ def test_an_edited_generator_source_is_never_served_the_cached_model(tmp_path: P
     numerics.write_text(text.replace("FP8_MAX = 448.0", "FP8_MAX = 440.0"))  # a changed quantizer clip
     assert digest() != VT_TINY_WEIGHTS_SHA256
     assert len(list(cache.iterdir())) == 2  # one cached model per generator source
+    # generation takes its shapes from checkpoint.py (expected_shapes): an edit there is a new key too
+    checkpoint = engine_copy / "vtengine" / "checkpoint.py"
+    checkpoint.write_text(checkpoint.read_text() + "\n# edited\n")
+    digest()
+    assert len(list(cache.iterdir())) == 3
