@@ -20,6 +20,7 @@ METHODS = {
     "hodges-lehmann": "Hodges-Lehmann paired log-ratio, percentile bootstrap over rounds",
     "upper-quartile": "ratio of upper-quartile speeds, percentile bootstrap over rounds",
 }
+TWO_LEVEL = "two-level percentile bootstrap over process pairs, then rounds"
 METHOD = METHODS["hodges-lehmann"]
 Decision = Literal["pass", "fail", "inconclusive"]
 
@@ -37,15 +38,18 @@ class RatioEstimate:
     resamples: int
     seed: int
     statistic: Statistic = "hodges-lehmann"
+    pairs: int | None = None  # process pairs the rounds ran in, when some ran several rounds (two-level bootstrap)
 
     @property
     def method(self) -> str:
-        return METHODS[self.statistic]
+        if self.pairs is None:
+            return METHODS[self.statistic]
+        return METHODS[self.statistic].replace("percentile bootstrap over rounds", f"{TWO_LEVEL} ({self.pairs} pairs)")
 
     def to_json(self) -> dict[str, Any]:
         return {"ratio": round(self.ratio, 5), "low": round(self.low, 5), "high": round(self.high, 5),
                 "confidence": self.confidence, "rounds": self.rounds, "resamples": self.resamples,
-                "seed": self.seed, "method": self.method, "statistic": self.statistic}
+                "seed": self.seed, "method": self.method, "statistic": self.statistic, "pairs": self.pairs}
 
 
 def _walsh_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -73,13 +77,34 @@ def upper_quartile_log_ratio(candidate: np.ndarray, reference: np.ndarray) -> np
     return np.log(np.quantile(candidate, 0.75, axis=-1)) - np.log(np.quantile(reference, 0.75, axis=-1))
 
 
+def two_level_picks(groups: Sequence[int], resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """Bootstrap indices (``resamples`` x n) that resample the groups, then the rounds within them:
+    each resample draws, for every group slot, a group with replacement, and fills that slot's places
+    (as many as the slot's own group had rounds) with rounds drawn with replacement from the drawn
+    group. Rounds of one process pair share that pair's speed bias; resampling pairs puts that shared
+    error into the interval, which resampling rounds alone would treat as averaged out."""
+    labels = np.unique(np.asarray(groups), return_inverse=True)[1].reshape(-1)
+    count = int(labels.max()) + 1
+    members = [np.flatnonzero(labels == g) for g in range(count)]
+    sizes = np.array([m.size for m in members])
+    table = np.zeros((count, int(sizes.max())), dtype=np.int64)
+    for g, found in enumerate(members):
+        table[g, :found.size] = found
+    drawn = rng.integers(0, count, size=(resamples, count))[:, labels]  # the group standing in for each place's own
+    within = np.floor(rng.random((resamples, labels.size)) * sizes[drawn]).astype(np.int64)
+    return np.asarray(table[drawn, within])
+
+
 def paired_ratio(candidate: Sequence[float], reference: Sequence[float], *,
                  better: Literal["higher", "lower"] = "higher", confidence: float = 0.95,
-                 resamples: int = 2000, seed: int = 0, statistic: Statistic = "hodges-lehmann") -> RatioEstimate:
+                 resamples: int = 2000, seed: int = 0, statistic: Statistic = "hodges-lehmann",
+                 groups: Sequence[int] | None = None) -> RatioEstimate:
     """The speed ratio candidate/reference from paired rounds (``candidate[k]`` and ``reference[k]``
     ran next to each other): the Hodges-Lehmann centre of the per-round log-ratios, or the ratio of
-    the two roles' upper-quartile speeds; the bootstrap resamples whole rounds either way. Raises
-    ValueError on fewer than 2 rounds or a non-positive value."""
+    the two roles' upper-quartile speeds; the bootstrap resamples whole rounds either way. ``groups``
+    names the process pair each round ran in; when some pair ran more than one round the bootstrap
+    resamples pairs, then rounds within them (``two_level_picks``). Raises ValueError on fewer than 2
+    rounds or a non-positive value."""
     cand, ref = speeds(candidate, better), speeds(reference, better)
     if cand.shape != ref.shape or cand.ndim != 1:
         raise ValueError(f"need paired rounds: {len(candidate)} candidate and {len(reference)} reference values")
@@ -87,8 +112,15 @@ def paired_ratio(candidate: Sequence[float], reference: Sequence[float], *,
         raise ValueError(f"need at least 2 rounds, got {cand.size}")
     if not (np.all(np.isfinite(cand)) and np.all(np.isfinite(ref)) and np.all(cand > 0) and np.all(ref > 0)):
         raise ValueError("every timing value must be a positive finite number")
+    if groups is not None and len(groups) != cand.size:
+        raise ValueError(f"need one process pair per round: {len(groups)} for {cand.size} rounds")
     rng = np.random.default_rng(seed)
-    picks = rng.integers(0, cand.size, size=(resamples, cand.size))
+    pairs = len(set(groups)) if groups is not None and len(set(groups)) < cand.size else None
+    if pairs is not None:
+        assert groups is not None
+        picks = two_level_picks(groups, resamples, rng)
+    else:
+        picks = rng.integers(0, cand.size, size=(resamples, cand.size))
     if statistic == "upper-quartile":
         centre = upper_quartile_log_ratio(cand, ref)
         boot = upper_quartile_log_ratio(cand[picks], ref[picks])
@@ -98,7 +130,7 @@ def paired_ratio(candidate: Sequence[float], reference: Sequence[float], *,
         boot = hodges_lehmann(logs[picks])
     low, high = np.quantile(boot, [1.0 - confidence, confidence])
     return RatioEstimate(float(np.exp(centre)), float(np.exp(low)), float(np.exp(high)),
-                         confidence, int(cand.size), resamples, seed, statistic)
+                         confidence, int(cand.size), resamples, seed, statistic, pairs)
 
 
 def look_confidence(confidence: float, looks: int) -> float:
@@ -121,11 +153,13 @@ class Look:
 
 def sequential_looks(candidate: Sequence[float], reference: Sequence[float], *, rounds_per_look: int, looks: int,
                      min_ratio: float, better: Literal["higher", "lower"] = "higher",
-                     confidence: float = 0.95, statistic: Statistic = "hodges-lehmann") -> list[Look]:
+                     confidence: float = 0.95, statistic: Statistic = "hodges-lehmann",
+                     groups: Sequence[int] | None = None) -> list[Look]:
     """The looks taken on these paired rounds: after every ``rounds_per_look`` complete rounds (and
     no more than ``looks`` times), each at ``look_confidence(confidence, looks)``; the list ends at the
     first look that decides (pass or fail). The leg runner calls this after each block to know whether
-    to stop; the gate kind calls it on the recorded legs to judge, so both see the same looks."""
+    to stop; the gate kind calls it on the recorded legs to judge, so both see the same looks.
+    ``groups``: the process pair of each round (``paired_ratio``)."""
     level = look_confidence(confidence, looks)
     taken: list[Look] = []
     for look in range(1, looks + 1):
@@ -133,7 +167,7 @@ def sequential_looks(candidate: Sequence[float], reference: Sequence[float], *, 
         if count > len(candidate):
             break
         estimate = paired_ratio(candidate[:count], reference[:count], better=better, confidence=level,
-                                statistic=statistic)
+                                statistic=statistic, groups=None if groups is None else groups[:count])
         taken.append(Look(estimate, decide(estimate, min_ratio)))
         if taken[-1].decision != "inconclusive":
             break

@@ -115,3 +115,53 @@ def test_the_upper_quartile_bootstrap_is_seeded_like_the_paired_one():
     first = paired_ratio(cand, ref, statistic="upper-quartile", seed=4)
     again = paired_ratio(cand, ref, statistic="upper-quartile", seed=4)
     assert (first.low, first.high) == (again.low, again.high) and first.low < first.ratio < first.high
+
+
+def pair_biased_rounds(biases: list[float], per_pair: int, spread: float, seed: int = 11):
+    """Rounds that ran in process pairs, each pair with its own lasting speed bias (ln units): the
+    A/A situation of warm processes, where the true ratio is 1."""
+    rng = np.random.default_rng(seed)
+    groups = [pair for _ in range(per_pair) for pair in range(len(biases))]  # rotated, as the runner does
+    reference = 100.0 * np.exp(rng.normal(0.0, spread, len(groups)))
+    candidate = reference * np.exp(np.array([biases[g] for g in groups]) + rng.normal(0.0, spread, len(groups)))
+    return list(candidate), list(reference), groups
+
+
+def test_rounds_sharing_a_process_pair_widen_the_interval_to_take_in_the_pairs_bias():
+    # three warm pairs, one of them 8% fast for its whole life: over rounds alone the interval is
+    # narrow and misses the true ratio 1; resampling the pairs too puts their spread in it
+    cand, ref, groups = pair_biased_rounds([0.08, 0.0, 0.06], per_pair=8, spread=0.01)
+    plain = paired_ratio(cand, ref, confidence=0.983)
+    paired = paired_ratio(cand, ref, confidence=0.983, groups=groups)
+    assert plain.low > 1.0  # the failure this fixes: "faster" with no change at all
+    assert paired.low <= 1.0 <= paired.high
+    assert paired.ratio == plain.ratio  # the estimate is the same; only the interval knows the pairs
+    assert paired.pairs == 3 and plain.pairs is None
+    assert "two-level" in paired.method and "3 pairs" in paired.method and "two-level" not in plain.method
+
+
+def test_a_process_per_round_is_the_plain_bootstrap_over_rounds():
+    cand, ref = noisy_pairs(0.95, 12, 0.03, seed=2)
+    alone = paired_ratio(cand, ref, seed=4)
+    own = paired_ratio(cand, ref, seed=4, groups=list(range(12)))
+    assert (own.low, own.high, own.pairs) == (alone.low, alone.high, None)
+
+
+def test_two_level_picks_keep_each_slot_within_one_drawn_pair():
+    from vtgate.perfstats import two_level_picks
+
+    groups = [0, 1, 2, 0, 1, 2, 0, 1]  # sizes 3, 3, 2
+    picks = two_level_picks(groups, 500, np.random.default_rng(0))
+    assert picks.shape == (500, 8)
+    labels = np.array(groups)
+    for row in picks:
+        for slot in range(3):  # every place of one slot drew from the same pair
+            assert len(set(labels[row[labels == slot]])) == 1
+    drawn = {tuple(labels[row[[0, 1, 2]]]) for row in picks}
+    assert len(drawn) > 10  # pairs are drawn with replacement, not kept in place
+    assert any(len(set(d)) < 3 for d in drawn)
+
+
+def test_groups_must_match_the_rounds():
+    with pytest.raises(ValueError, match="one process pair per round"):
+        paired_ratio([1.0, 2.0, 3.0], [1.0, 2.0, 3.0], groups=[0, 1])
