@@ -1,8 +1,10 @@
 """The leg runner of a perf gate: a probe callable (``vtgate.perflegs:measure``) that the probe layer
 runs in its own subprocess like any probe, and that runs the gate's legs one at a time, candidate and
 reference interleaved (warm-up pair, then A B, B A, A B, ...), each leg one call of the probe in a
-warm process of its role (``vtgate.perfworker``; a fresh subprocess per leg for command probes), with
-the quiet-host preflight before every leg. Legs hold a host-wide lock while they run, so the perf
+process of its own, forked from its role's fork server (``vtgate.forkserver``: the probe module is
+imported once, every leg starts from that state), or, as the gate chooses, in a warm process of its
+role (``vtgate.perfworker``) or a fresh interpreter (always, for command probes), with the quiet-host
+preflight before every leg. Legs hold a host-wide lock while they run, so the perf
 gates of one check (which the probe layer runs side by side) or of two vtgate processes never time
 at the same moment. It records every leg (metric, exact outputs, stage
 profile, host state) and stops at the first leg that fails, the first noisy preflight, or the first
@@ -47,6 +49,7 @@ from vtgate.probes import (
 )
 from vtgate.proctree import ChildProcesses, kill_tree
 from vtgate.records import ProbeRef, ProbeRequest, SuiteSettings
+from vtgate.workers import Workers
 
 CACHE = Path(".vtgate-cache") / "perf-ref"
 WAIT_QUIET_ENV = "VTGATE_WAIT_QUIET"  # vtgate check --wait-quiet SECONDS reaches the leg runner here
@@ -54,6 +57,7 @@ PREFLIGHT_ENV = "VTGATE_PERF_PREFLIGHT"  # "record": measure on a noisy host, re
 REFERENCE_REF_ENV = "VTGATE_PERF_REFERENCE_REF"  # vtbisect: time every candidate against GOOD's commit
 OUTPUT_FIELDS = ("tokens", "digests", "counters")
 ROLES = ("candidate", "reference")
+PROCESS_MODES = ("fork", "warm", "fresh")  # how a leg's process comes to be (docs/perf.md, "How a gate runs")
 LEG_LOCK = str(Path(tempfile.gettempdir()) / "vtgate-perf-legs.lock")
 
 
@@ -223,26 +227,35 @@ def _without_own_pythonpath(root: Path, settings: SuiteSettings) -> None:
         os.environ.pop("PYTHONPATH", None)
 
 
-def _paired_values(legs: list[dict[str, Any]]) -> tuple[list[float], list[float]]:
-    by_round: dict[int, dict[str, float]] = {}
+def paired_rounds(legs: list[Mapping[str, Any]], process: str | None) -> tuple[list[float], list[float], list[int] | None]:
+    """The complete rounds of these legs in order: candidate values, reference values, and for warm
+    processes (``process == "warm"``) the process pair each round ran in (for the two-level bootstrap;
+    ``None`` when every leg had a process of its own)."""
+    by_round: dict[int, dict[str, Any]] = {}
     for leg in legs:
         if leg.get("round") is not None and leg.get("value") is not None:
-            by_round.setdefault(int(leg["round"]), {})[leg["role"]] = float(leg["value"])
-    complete = [pair for _, pair in sorted(by_round.items()) if set(pair) == set(ROLES)]
-    return [p["candidate"] for p in complete], [p["reference"] for p in complete]
+            entry = by_round.setdefault(int(leg["round"]), {})
+            entry[leg["role"]] = float(leg["value"])
+            entry["worker"] = leg.get("worker")
+    complete = [pair for _, pair in sorted(by_round.items()) if set(ROLES) <= set(pair)]
+    groups = [int(p["worker"] or 0) for p in complete] if process == "warm" else None
+    return [p["candidate"] for p in complete], [p["reference"] for p in complete], groups
 
 
 def measure(probe: Mapping[str, Any], args: Mapping[str, Any], metric: str, candidate: Mapping[str, Any],
             reference: Mapping[str, Any], rounds: int, warmup: int, leg_timeout: float,
             quiet: Mapping[str, Any] | bool | None, suite: str,
-            compare: list[str] | None = None, fresh_process: bool = False, *, looks: int = 1,
+            compare: list[str] | None = None, process: str = "fork", *, looks: int = 1,
             budget: float | None = None, workers: int = 1, min_ratio: float | None = None,
             better: str = "higher", confidence: float = 0.95, statistic: str = "hodges-lehmann") -> dict[str, Any]:
     """Run the legs in this process's cwd (the tree under test) and return what they measured (the
     perf kind's observation, docs/perf.md). ``suite`` is the gate's suite file, for its ``[suite]``
-    settings (how to run the code of a tree). A callable probe runs warm, ``workers`` processes per
-    role (``WarmProbe``), unless ``fresh_process``; a command probe always runs as a fresh process per
-    leg. The rounds come in blocks of ``rounds``: after each block the looks so far are judged
+    settings (how to run the code of a tree). ``process`` says where a callable probe's leg runs:
+    ``"fork"``, a child of its role's fork server, so every leg starts from the state right after the
+    probe module's import and nothing the probe keeps in its process (a loaded model and where its
+    memory landed) is shared between legs; ``"warm"``, one of ``workers`` long-lived processes per
+    role (``WarmProbe``), rotated over rounds; ``"fresh"``, a new interpreter. A command probe always
+    runs as a fresh process per leg. The rounds come in blocks of ``rounds``: after each block the looks so far are judged
     (``vtgate.perfstats.sequential_looks``, with ``min_ratio``) and the runner stops at the first look
     that decides, after ``looks`` blocks, or when another block would overrun ``budget`` seconds."""
     from vtgate.suite import load_suite
@@ -275,9 +288,11 @@ def measure(probe: Mapping[str, Any], args: Mapping[str, Any], metric: str, cand
     hashes = {role: expected_tree_hash(path, suite_settings) for role, path in roots.items()}
     envs = {"candidate": dict(candidate.get("env", {})), "reference": dict(reference.get("env", {}))}
     ref = _probe_ref(probe)
-    warm_processes = ref.callable is not None and not fresh_process
+    mode = process if ref.callable is not None else "fresh"
+    warm_processes = mode == "warm"
     pool_size = max(1, workers) if warm_processes else 1
     children = ChildProcesses()
+    servers = Workers(children)  # the fork servers of mode "fork", one per role, started by the first leg
     warm: dict[tuple[str, int], WarmProbe] = {}
     state = {"waited": 0.0}
 
@@ -299,7 +314,7 @@ def measure(probe: Mapping[str, Any], args: Mapping[str, Any], metric: str, cand
                 result = warm[(role, worker)].call(key, leg_timeout)
             else:
                 result = run_one(key, roots[role], suite_settings, leg_timeout, children=children,
-                                 ambient=AmbientEnv({}))
+                                 ambient=AmbientEnv({}), workers=servers, server=mode == "fork")
         result = check_stale(result, hashes[role], suite_settings.source_tree)
         leg["seconds"] = round(result.seconds, 4)
         if result.observation is None:
@@ -326,8 +341,8 @@ def measure(probe: Mapping[str, Any], args: Mapping[str, Any], metric: str, cand
                 for role in start_order(worker):
                     request = ProbeRequest(label=role, probe=ref, args=dict(args), env=envs[role])
                     warm[(role, worker)] = WarmProbe(ProbeKey.of(request, roots[role]), roots[role], suite_settings)
-            for process in warm.values():
-                process.wait_ready(leg_timeout)
+            for warm_process in warm.values():
+                warm_process.wait_ready(leg_timeout)
         going = all(run_leg(role, number, worker) for role, number, worker in warmup_order(warmup, pool_size))
         for look in range(1, looks + 1):
             if not going:
@@ -338,10 +353,11 @@ def measure(probe: Mapping[str, Any], args: Mapping[str, Any], metric: str, cand
             if not going:
                 break
             if min_ratio is not None:
-                cand, refs = _paired_values(record["legs"])
+                cand, refs, groups = paired_rounds(record["legs"], mode)
                 taken = sequential_looks(cand, refs, rounds_per_look=rounds, looks=looks, min_ratio=min_ratio,
                                          better="lower" if better == "lower" else "higher", confidence=confidence,
-                                         statistic="upper-quartile" if statistic == "upper-quartile" else "hodges-lehmann")
+                                         statistic="upper-quartile" if statistic == "upper-quartile" else "hodges-lehmann",
+                                         groups=groups)
                 record["looks"] = [one.to_json() for one in taken]
                 if taken and taken[-1].decision != "inconclusive":
                     record["stopped"] = "decided"
@@ -353,12 +369,14 @@ def measure(probe: Mapping[str, Any], args: Mapping[str, Any], metric: str, cand
                 record["stopped"] = f"budget: another block of {rounds} rounds would overrun {budget:g} s"
                 break
     finally:  # nothing outlives the runner, also on an exception
-        for process in warm.values():
-            process.close()
+        for warm_process in warm.values():
+            warm_process.close()
+        servers.close()
         children.kill_all()
     if hashes["candidate"] is not None:  # the stale guard of the probe layer checks the runner's tree too
         record["meta"] = {"source_tree_hash": hashes["candidate"]}
     record["waited_for_quiet"] = round(state["waited"], 2)
     record["legs_seconds"] = round(time.monotonic() - started, 2)
     record["workers"] = pool_size
+    record["process"] = mode
     return record

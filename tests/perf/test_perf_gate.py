@@ -63,6 +63,36 @@ def test_interleaving_alternates_roles_round_by_round(perfkit, tmp_project):
     assert "".join(roles) == "crrccrrc"
 
 
+def leg_pids(marks: Path) -> list[int]:
+    return [int(path.name.split("-")[0]) for path in marks.iterdir()]
+
+
+def test_each_leg_runs_in_a_process_of_its_own_forked_from_its_roles_server(perfkit, tmp_project, tmp_path):
+    # what a probe keeps in its process (a loaded model, where its memory landed) is never shared by
+    # two legs: a warm process's lasting speed bias would sit in every round it ran (docs/perf.md)
+    project = tmp_project(perfkit.gate(min_ratio=0.3, rounds=4))
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    code, report, _ = project.check_json("-k", "perf", env={"FAKE_MARK_DIR": str(marks)})
+    gate = gate_of(report)
+    assert code == 0 and gate["measured"]["process"] == "fork"
+    pids = leg_pids(marks)
+    assert len(pids) == 8 and len(set(pids)) == 8  # 4 rounds, no warm-up: a process per leg
+    assert gate["measured"]["pairs"] is None and "two-level" not in gate["summary"]
+
+
+def test_warm_processes_are_reused_and_their_rounds_resampled_by_process_pair(perfkit, tmp_project, tmp_path):
+    project = tmp_project(perfkit.gate(min_ratio=0.3, rounds=4, extra='process = "warm"\nworkers = 2'))
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    code, report, _ = project.check_json("-k", "perf", env={"FAKE_MARK_DIR": str(marks)})
+    gate = gate_of(report)
+    assert code == 0 and gate["measured"]["process"] == "warm"
+    assert len(leg_pids(marks)) == 8 and len(set(leg_pids(marks))) == 4  # 2 processes per role
+    assert gate["measured"]["pairs"] == 2
+    assert "two-level percentile bootstrap over process pairs, then rounds (2 pairs)" in gate["summary"]
+
+
 def test_an_unchanged_candidate_is_green(perfkit, tmp_project):
     project = tmp_project(perfkit.gate(min_ratio=0.33))
     code, report, _ = project.check_json("-k", "perf")
@@ -195,6 +225,13 @@ def test_bad_perf_gate_declarations_are_named_at_load(perfkit, tmp_project):
     done = project.vtgate("check", "--suite", str(project.suite), "-k", "perf")
     assert done.returncode == 2
     assert "min_ratio" in done.stderr and "reference = { ref = \"main\" }" in done.stderr
+    project.suite.write_text(project.suite.read_text().replace("min_ratio = -1", "min_ratio = 0.8")
+                             .replace('reference = { rev = "main" }', 'reference = { ref = "main" }\nprocess = "spawn"'))
+    done = project.vtgate("check", "--suite", str(project.suite), "-k", "perf")
+    assert done.returncode == 2 and "process must be one of 'fork', 'warm', 'fresh'" in done.stderr
+    project.suite.write_text(project.suite.read_text().replace('process = "spawn"', 'process = "warm"\nfresh_process = true'))
+    done = project.vtgate("check", "--suite", str(project.suite), "-k", "perf")
+    assert done.returncode == 2 and "fresh_process = true contradicts process = 'warm'" in done.stderr
 
 
 def test_ctrl_c_between_legs_leaves_no_leg_process_and_no_worktree(perfkit, tmp_project, tmp_path: Path):
@@ -210,9 +247,12 @@ def test_ctrl_c_between_legs_leaves_no_leg_process_and_no_worktree(perfkit, tmp_
     while len(list(marks.iterdir())) < 3 and time.monotonic() < deadline:
         time.sleep(0.1)
     assert len(list(marks.iterdir())) >= 3, "the legs never started"
+    tree = psutil.Process(process.pid).children(recursive=True)  # the leg runner, fork servers, zygote, a leg
     os.killpg(process.pid, signal.SIGINT)  # what a terminal's Ctrl-C sends to the foreground group
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130, stderr.decode()
+    assert len(tree) >= 3
+    assert [p.pid for p in tree if still_running(p)] == []
     leg_pids = {int(p.name.split("-")[0]) for p in marks.iterdir()}
     alive = [pid for pid in leg_pids if psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE]
     assert alive == []
@@ -220,6 +260,13 @@ def test_ctrl_c_between_legs_leaves_no_leg_process_and_no_worktree(perfkit, tmp_
     assert perfkit.git(project.root, "worktree", "list").count("\n") == 0
     cache = project.root / ".vtgate-cache" / "perf-ref"
     assert not [p for p in cache.iterdir() if p.name.startswith(".partial")]
+
+
+def still_running(process: psutil.Process) -> bool:
+    try:
+        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
 
 
 def processes_inside(root: Path) -> list[int]:

@@ -21,14 +21,14 @@ from typing import Any
 from vtgate.errors import ErrorKind, GateError
 from vtgate.hostcheck import policy_problems
 from vtgate.kinds._common import first_divergence, short, str_list
-from vtgate.perflegs import OUTPUT_FIELDS
+from vtgate.perflegs import OUTPUT_FIELDS, PROCESS_MODES, paired_rounds
 from vtgate.perfstats import STATISTICS, Look, look_confidence, sequential_looks
 from vtgate.records import Cases, GateSpec, ProbeRef, ProbeRequest, Verdict
 
 RUNNER = ProbeRef(callable="vtgate.perflegs:measure")
 LABEL = "legs"
 DEFAULTS = {"better": "higher", "confidence": 0.95, "rounds": 6, "looks": 4, "budget": 45.0, "workers": 3,
-            "warmup": 1, "leg_timeout": 60.0, "statistic": "hodges-lehmann"}
+            "warmup": 1, "leg_timeout": 60.0, "statistic": "hodges-lehmann", "process": "fork"}
 REFERENCE_KEYS = frozenset({"env", "ref"})
 ROLES = ("candidate", "reference")
 
@@ -42,7 +42,8 @@ class PerfKind:
     pin_source = "golden"
     opt_in = True  # selected only by --gate NAME or a -k expression naming 'perf' (vtgate.suite.select_gates)
     option_keys = frozenset({"metric", "better", "min_ratio", "confidence", "rounds", "looks", "budget", "workers",
-                             "statistic", "warmup", "reference", "quiet", "compare", "leg_timeout", "fresh_process"})
+                             "statistic", "warmup", "reference", "quiet", "compare", "leg_timeout", "fresh_process",
+                             "process"})
     default_probe: ProbeRef | None = None
 
     def validate(self, options: Mapping[str, Any]) -> list[str]:
@@ -82,7 +83,13 @@ class PerfKind:
         if "quiet" in options:
             problems += policy_problems(options["quiet"])
         if not isinstance(options.get("fresh_process", False), bool):
-            problems.append("fresh_process must be true or false")
+            problems.append('fresh_process must be true or false (or say process = "fresh")')
+        elif options.get("process", DEFAULTS["process"]) not in PROCESS_MODES:
+            problems.append(f"process must be one of {', '.join(repr(m) for m in PROCESS_MODES)}: where each leg runs "
+                            "(docs/perf.md, how a gate runs)")
+        elif options.get("fresh_process") and options.get("process", "fresh") != "fresh":
+            problems.append(f"fresh_process = true contradicts process = {options['process']!r}; keep one: "
+                            'process = "fresh"')
         if "compare" in options and not str_list(options["compare"]):
             problems.append('compare must be a list of observation fields, e.g. ["tokens", "digests.stream"]')
         return problems
@@ -100,7 +107,7 @@ class PerfKind:
             "rounds": options["rounds"], "warmup": options["warmup"], "leg_timeout": float(options["leg_timeout"]),
             "quiet": options.get("quiet"), "suite": str(spec.source),
             "compare": list(options.get("compare", OUTPUT_FIELDS)),
-            "fresh_process": bool(options.get("fresh_process", False)),
+            "process": "fresh" if options.get("fresh_process") else options["process"],
             "looks": options["looks"], "budget": float(options["budget"]), "workers": options["workers"],
             "min_ratio": float(options["min_ratio"]), "better": options["better"],
             "confidence": float(options["confidence"]), "statistic": options["statistic"],
@@ -135,7 +142,7 @@ class PerfKind:
             return Verdict(False, summary, {"rejected_leg": leg["index"], "difference": difference},
                            {"outputs": "golden"}, Cases(0, 1, (f"leg-{leg['index']}",)))
         options = {**DEFAULTS, **spec.options}
-        looks = _looks(spec, legs, options)
+        looks = _looks(spec, legs, options, record)
         final = looks[-1]
         estimate, decision = final.estimate, final.decision
         measured = _measured(looks, options, legs, record)
@@ -230,21 +237,17 @@ def _output_difference(pinned: Mapping[str, Any], found: Mapping[str, Any]) -> s
     return None
 
 
-def _looks(spec: GateSpec, legs: list[Mapping[str, Any]], options: Mapping[str, Any]) -> list[Look]:
+def _looks(spec: GateSpec, legs: list[Mapping[str, Any]], options: Mapping[str, Any],
+           record: Mapping[str, Any]) -> list[Look]:
     """The sequential looks at the recorded rounds (the same ones the leg runner took to stop)."""
-    pairs: dict[int, dict[str, float]] = {}
-    for leg in legs:
-        if leg.get("round") is not None:
-            pairs.setdefault(int(leg["round"]), {})[leg["role"]] = float(leg["value"])
-    complete = [pair for _, pair in sorted(pairs.items()) if set(pair) == set(ROLES)]
+    candidate, reference, groups = paired_rounds(legs, record.get("process"))
     rounds = int(options["rounds"])
-    if len(complete) < max(2, rounds):
-        raise GateError(f"gate '{spec.name}': only {len(complete)} complete rounds were measured; the first look "
+    if len(candidate) < max(2, rounds):
+        raise GateError(f"gate '{spec.name}': only {len(candidate)} complete rounds were measured; the first look "
                         f"needs {rounds}", "probe")
-    return sequential_looks([p["candidate"] for p in complete], [p["reference"] for p in complete],
-                            rounds_per_look=rounds, looks=int(options["looks"]),
+    return sequential_looks(candidate, reference, rounds_per_look=rounds, looks=int(options["looks"]),
                             min_ratio=float(options["min_ratio"]), better=options["better"],
-                            confidence=float(options["confidence"]), statistic=options["statistic"])
+                            confidence=float(options["confidence"]), statistic=options["statistic"], groups=groups)
 
 
 def stage_changes(legs: list[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
@@ -320,7 +323,7 @@ def _measured(looks: list[Look], options: Mapping[str, Any], legs: list[Mapping[
         **final.estimate.to_json(), "decision": final.decision, "legs": len(legs),
         "looks": [look.to_json() for look in looks], "looks_max": int(options["looks"]),
         "look_confidence": look_confidence(float(options["confidence"]), int(options["looks"])),
-        "stopped": record.get("stopped"), "workers": record.get("workers"),
+        "stopped": record.get("stopped"), "workers": record.get("workers"), "process": record.get("process"),
         "legs_seconds": record.get("legs_seconds"),
         "host_load_per_core": list(host) if host else None,
         "stages": stage_changes(legs),
