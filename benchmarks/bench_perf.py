@@ -3,8 +3,9 @@ load from another process (docs/perf.md, "Measured on this host").
 
 A throwaway git project holds HEAD's engine, committed as ``main``, and one perf gate on the decode
 bench chain like the engine's own ``decode-perf-default`` (ratio of decode tokens per CPU second to
-``main``'s, min_ratio 0.95, looks after every 20 rounds, at most 3 looks, 50 s budget, 3 warm
-processes per role). Each case patches the working tree with a fixed CPU cost in every RMSNorm call
+``main``'s, min_ratio 0.95, looks after every 20 rounds, at most 3 looks, 50 s budget, each leg
+in a process forked from its role's fork server; ``--process warm`` or ``fresh`` times the other
+ways a leg can run). Each case patches the working tree with a fixed CPU cost in every RMSNorm call
 sized to slow a decode step by the case's percentage (0: no patch); the cases take turns run by run
 (so a change in the host's load falls on all of them alike), each run one ``vtgate check -k perf``
 while a CPU burner runs beside it. A run is a detection when the gate is red, a
@@ -13,7 +14,11 @@ preflight is not enforced (``quiet = false``): the point is to show what the sta
 load, which a preflight would refuse to time. Every row records the load average (1/5/15 min) at
 the start and end of its case. Not a test: no assertions; the targets are listed beside the numbers.
 
-    .venv/bin/python benchmarks/bench_perf.py [--runs 20] [--cases 10,0] [--no-write] [--out TABLE.md]
+    .venv/bin/python benchmarks/bench_perf.py [--runs 20] [--cases 10,0,3] [--process fork|warm|fresh]
+                                              [--no-write] [--out TABLE.md] [--legs DIR]
+
+``--legs DIR`` keeps each run's JSON report (every leg's value, role, round and process) for
+offline analysis.
 """
 
 from __future__ import annotations
@@ -53,11 +58,14 @@ min_ratio = 0.95
 rounds = 20
 looks = 3
 budget = 50
-workers = 3
+process = "fork"
 warmup = 1
 reference = { ref = "main" }
 quiet = false
 """
+
+
+PROCESS = ["fork"]  # set from --process
 
 
 def git(root: Path, *args: str) -> str:
@@ -105,7 +113,7 @@ def patch(root: Path, seconds_per_norm: float | None) -> None:
     engine_py.write_text(text.replace("import math\n", "import math\nimport time\n", 1).replace(NORM_START, spin))
 
 
-def run_gate(root: Path) -> dict:
+def run_gate(root: Path, keep: Path | None = None) -> dict:
     with tempfile.TemporaryDirectory(prefix="bench-perf-") as tmp:
         out = Path(tmp) / "report.json"
         done = subprocess.run([VTGATE, "check", "--suite", str(root / "gates.toml"), "-k", "perf", "--json", str(out)],
@@ -113,6 +121,8 @@ def run_gate(root: Path) -> dict:
         if not out.is_file():  # vtgate itself failed: counted under "other", its message kept
             tail = done.stderr.strip().splitlines()[-1:] or ["(no output)"]
             return {"status": "error", "error_kind": f"vtgate exit {done.returncode}", "error": tail[0]}
+        if keep is not None:
+            keep.write_bytes(out.read_bytes())
         (gate,) = json.loads(out.read_text())["gates"]
     return gate
 
@@ -137,13 +147,18 @@ def main() -> int:
     parser.add_argument("--cases", default="10,0", help="slowdowns in percent, comma-separated")
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--out", type=Path, help="also write the table here after every run (partial results survive)")
-    parser.add_argument("--fresh", action="store_true",
-                        help="fresh_process = true: a new probe process per leg instead of warm process pairs")
+    parser.add_argument("--process", choices=("fork", "warm", "fresh"), default="fork",
+                        help="where each leg runs: a child of the role's fork server (the engine's gates), one of "
+                             "3 warm processes per role, or a fresh interpreter")
+    parser.add_argument("--legs", type=Path, help="keep each run's JSON report in this folder")
     options = parser.parse_args()
     global SUITE
-    if options.fresh:
-        SUITE = SUITE.replace("workers = 3\n", "fresh_process = true\n")
+    PROCESS[0] = options.process
+    SUITE = SUITE.replace('process = "fork"\n', f'process = "{options.process}"\n'
+                          + ("workers = 3\n" if options.process == "warm" else ""))
     cases = [float(c) for c in options.cases.split(",")]
+    if options.legs:
+        options.legs.mkdir(parents=True, exist_ok=True)
     burner = subprocess.Popen([sys.executable, "-c", "while True:\n    pass"])
     results: dict[float, list[dict]] = {percent: [] for percent in cases}
     loads: dict[float, list[str]] = {percent: [] for percent in cases}
@@ -156,7 +171,8 @@ def main() -> int:
                 for percent in cases:  # the cases take turns: the host's load changes fall on all alike
                     patch(root, step * percent / 100 / NORM_CALLS_PER_STEP if percent else None)
                     loads[percent].append(load_average())
-                    gate = run_gate(root)
+                    kept = options.legs / f"{percent:g}-{number + 1}.json" if options.legs else None
+                    gate = run_gate(root, kept)
                     results[percent].append(gate)
                     measured = estimate(gate) or {}
                     print(f"{percent:g}% run {number + 1}: {outcome(gate)} ratio {measured.get('ratio')} "
@@ -179,7 +195,7 @@ def render(results: dict[float, list[dict]], loads: dict[float, list[str]], step
     runs = max(len(gates) for gates in results.values())
     lines = [
         f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `benchmarks/bench_perf.py` ({runs} runs "
-        f"per case, the cases taking turns{', a fresh process per leg' if 'fresh_process' in SUITE else ''}) on {os.cpu_count()} cores, a CPU burner running beside every run; decode "
+        f"per case, the cases taking turns, legs: process = \"{PROCESS[0]}\") on {os.cpu_count()} cores, a CPU burner running beside every run; decode "
         f"step {step * 1000:.2f} ms CPU (unpatched). Load average is 1-minute, over the runs of the case.",
         "",
         "| slowdown | runs | red | green | inconclusive | other | median ratio [low, high] | median looks | "
