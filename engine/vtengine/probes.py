@@ -577,6 +577,12 @@ def _numerics_digests() -> dict[str, str]:
     }
 
 
+# Stage seconds for the profiler case of engine_contracts: prefill norms' share is one ulp apart
+# between seconds / total and seconds * (1 / total), so the pinned table tells the two apart.
+_PROFILE_SECONDS = {("prefill", "linear"): 0.3, ("prefill", "attention"): 0.1, ("prefill", "norms"): 0.7,
+                    ("decode", "linear"): 0.011, ("decode", "rope"): 0.0029, ("decode", "attention"): 0.0061}
+
+
 def engine_contracts(model: str = "vt-tiny", context: int = 64) -> Observation:
     """The engine's limits and small contracts, each at its exact edge, on ``model`` with its context
     cut to ``context`` positions (the same weights; RoPE tables and the KV cache follow the config, so
@@ -584,7 +590,8 @@ def engine_contracts(model: str = "vt-tiny", context: int = 64) -> Observation:
     the context exactly. ``cases``: what the engine says one step inside each input boundary
     (``accepted``) and one step outside (its refusal's first line): the context, token ids, draft and
     n-gram sizes, vocab size, probe arguments, a GEMV's minimum width, and the dequant cache's budget
-    filled exactly by one block (each policy); the dtypes weights, norms and margins are held in.
+    filled exactly by one block (each policy); the dtypes weights, norms and margins are held in; the
+    stage profiler's table for fixed stage seconds (shares, order).
     ``counters``: KV blocks a full sequence holds and the free blocks then, thread-pool workers at 1
     and 2 threads, the speculative counters of a chain that ends at the context limit.
     ``digests``: an RMSNorm over rows whose mean square is near or below eps (float32 activations,
@@ -596,6 +603,7 @@ def engine_contracts(model: str = "vt-tiny", context: int = 64) -> Observation:
     from vtengine.gemv import gemv_default
     from vtengine.model import QuantizedWeight
     from vtengine.numerics import FP8
+    from vtengine.profiler import Profiler
 
     knobs = Knobs.from_env()
     source = _model(model, knobs)
@@ -655,6 +663,10 @@ def engine_contracts(model: str = "vt-tiny", context: int = 64) -> Observation:
         cases[f"dequant {policy}: two blocks fill the budget exactly"] = (
             f"hits {both.hits} misses {both.misses} evictions {both.evictions} resident {both.resident_bytes}")
         cases[f"dequant {policy}: one block is the budget"] = f"hits {alone.hits} misses {alone.misses}"
+    profiler = Profiler()  # fixed stage seconds: its table's shares are exact numbers, not wall-clock luck
+    for (phase, stage), seconds in _PROFILE_SECONDS.items():
+        profiler.seconds[(phase, stage)], profiler.calls[(phase, stage)] = seconds, 3
+    cases["profiler table"] = json.dumps(profiler.table())
     norm = small.weights["model.norm.weight"]
     cases["dtypes"] = (f"held norm {np.asarray(norm).dtype}, vector {small.vector('model.norm.weight').dtype}, "
                        f"dequantized {small.tensor('model.embed_tokens.weight').dtype}, "
