@@ -76,12 +76,15 @@ def test_confirmed_equivalents_are_never_counted_and_need_a_reason(blessed) -> N
     target = survivors[0]
     ledger = blessed.root / "goldens" / "mutations" / "equivalent.toml"
     ledger.parent.mkdir(parents=True, exist_ok=True)
-    ledger.write_text(f'[[equivalent]]\ndigest = "{target["digest"]}"\nid = "{target["id"]}"\n'
-                      'reason = "the suite never reads this value"\n')
-    _, after = code_json(blessed)
+    ledger.write_text(f'[[equivalent]]\ndigest = "{target["ledger_key"]}"\nid = "{target["id"]}"\n'
+                      'reason = "the suite never reads this value"\n'
+                      '[[equivalent]]\ndigest = "0123456789abcdef"\nid = "src/mutfake/gone.py:1:1:rounding:0"\n'
+                      'reason = "code since deleted"\n')
+    done, after = code_json(blessed)
     entry = next(m for m in after["mutants"] if m["digest"] == target["digest"])
     assert entry["status"] == "equivalent" and entry["detail"] == "the suite never reads this value"
     assert after["non_equivalent"] == report["non_equivalent"] - 1
+    assert after["ledger_unmatched"] == [{"digest": "0123456789abcdef", "id": "src/mutfake/gone.py:1:1:rounding:0"}]
     ledger.write_text(f'[[equivalent]]\ndigest = "{target["digest"]}"\n')
     done = blessed.vtgate("mutate", "--code")
     assert done.returncode == 2

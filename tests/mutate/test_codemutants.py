@@ -164,3 +164,30 @@ def test_the_engine_numeric_modules_yield_every_kind_of_kernel_bug() -> None:
     mutants = generate(root, ["engine/vtengine"], exclude_files=["engine/vtengine/cli.py"])
     operators = by_operator(mutants)
     assert set(operators) == set(OPERATORS), operators
+
+
+def test_the_ledger_key_survives_lines_added_above_and_changes_with_the_mutated_code_or_its_context():
+    before = {m.description + m.function: m for m in mutants_of_source(KERNEL, "k.py")}
+    moved_text = KERNEL.replace('"""A small kernel module', '# a comment line added at the top\n"""A small kernel module')
+    moved = {m.description + m.function: m for m in mutants_of_source(moved_text, "k.py")}
+    assert before.keys() == moved.keys()
+    for name, mutant in before.items():
+        other = moved[name]
+        assert other.line == mutant.line + 1 and other.digest != mutant.digest  # the diff's line numbers moved
+        assert other.ledger_key == mutant.ledger_key  # the ledger's confirmation did not
+    edited = KERNEL.replace("ms = np.sum(x * x, axis=-1) / x.shape[-1]", "ms = np.sum(x * x, axis=-1) / x.shape[1]")
+    near = {m.description + m.function: m for m in mutants_of_source(edited, "k.py") if m.function == "rmsnorm"}
+    changed = [name for name, m in near.items() if name in before and m.ledger_key != before[name].ledger_key]
+    assert changed and len(changed) == len([n for n in near if n in before])  # every rmsnorm mutant sees the edit
+
+
+def test_ledger_entries_that_no_mutant_matches_are_listed_with_their_id(tmp_path: Path):
+    from vtgate.mutate.coderun import unmatched_ledger_entries
+
+    mutants = mutants_of_source(KERNEL, "k.py")
+    ledger = tmp_path / "equivalent.toml"
+    ledger.write_text(f'[[equivalent]]\ndigest = "{mutants[0].ledger_key}"\nid = "{mutants[0].ident}"\nreason = "r"\n'
+                      f'[[equivalent]]\ndigest = "{mutants[1].digest}"\nid = "{mutants[1].ident}"\nreason = "r"\n'
+                      '[[equivalent]]\ndigest = "0123456789abcdef"\nid = "k.py:99:1:rounding:0"\nreason = "r"\n')
+    assert unmatched_ledger_entries(ledger, mutants) == [{"digest": "0123456789abcdef", "id": "k.py:99:1:rounding:0"}]
+    assert unmatched_ledger_entries(tmp_path / "absent.toml", mutants) == []

@@ -83,6 +83,15 @@ class CodeMutant:
     def digest(self) -> str:
         return hashlib.sha256(self.diff.encode("utf-8")).hexdigest()[:16]
 
+    @property
+    def ledger_key(self) -> str:
+        """The digest of the diff without its hunk headers' line numbers: the same edit in the same
+        context (the file, three lines either side) keeps its key when an edit elsewhere in the file
+        moves it, so a confirmed equivalence in the ledger survives the move. A change to the mutated
+        code or its context is a new key: that mutant is judged again."""
+        lines = ["@@" if line.startswith("@@") else line for line in self.diff.splitlines()]
+        return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()[:16]
+
 
 @dataclass(frozen=True)
 class _Edit:

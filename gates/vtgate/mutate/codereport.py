@@ -45,10 +45,18 @@ def render_code(report: CodeReport, console: Console) -> None:
             console.print()
             mutant = verdict.mutant
             say((status, style), f": {mutant.ident} ({mutant.function}) {mutant.description}", to=console)
-            say(f"  digest {mutant.digest}; gates run: {', '.join(verdict.gates_run) or 'none'}"
+            say(f"  ledger key {mutant.ledger_key}; gates run: {', '.join(verdict.gates_run) or 'none'}"
                 + (f"; {verdict.detail}" if verdict.detail else ""), to=console)
             for diff_line in mutant.diff.rstrip("\n").splitlines():
                 say(f"    {diff_line}", to=console)
+    if report.ledger_unmatched:
+        console.print()
+        say(("ledger entries no mutant matches", "yellow"),
+            f": {len(report.ledger_unmatched)} in {report.ledger} (the code or its three lines of context changed; "
+            "the mutant, if still generated, is judged again under a new ledger key: re-confirm it or delete the "
+            "entry)", to=console)
+        for entry in report.ledger_unmatched:
+            say(f"  {entry['digest']}  {entry['id']}", to=console)
     console.print()
     score = report.score
     shown = "n/a" if score is None else f"{score:.1%}"

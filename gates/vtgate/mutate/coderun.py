@@ -98,7 +98,7 @@ class MutantVerdict:
 
     def to_json(self) -> dict[str, Any]:
         m = self.mutant
-        return {"id": m.ident, "digest": m.digest, "file": m.path, "line": m.line, "function": m.function,
+        return {"id": m.ident, "digest": m.digest, "ledger_key": m.ledger_key, "file": m.path, "line": m.line, "function": m.function,
                 "operator": m.operator, "description": m.description, "status": self.status,
                 "killed_by": self.killed_by, "gates_run": list(self.gates_run), "detail": self.detail,
                 "seconds": round(self.seconds, 3), "cached": self.cached, "judged_by": self.judged_by or None,
@@ -118,6 +118,7 @@ class CodeReport:
     min_score: float = 1.0
     evaluated: int = 0
     by_status: dict[str, int] = field(default_factory=dict)
+    ledger_unmatched: list[dict[str, str]] = field(default_factory=list)  # entries no generated mutant has
 
     def count(self, *statuses: str) -> int:
         return sum(1 for v in self.verdicts if v.status in statuses)
@@ -164,7 +165,8 @@ class CodeReport:
                 "score": None if score is None else round(score, 4),
                 "counts": {s: self.count(s) for s in ("killed", "killed-by-crash", "killed-by-timeout", "survived",
                                                       "possibly-equivalent", "equivalent", "error")},
-                "baseline_red": list(self.baseline_red), "ledger": self.ledger, "evaluated": self.evaluated,
+                "baseline_red": list(self.baseline_red), "ledger": self.ledger,
+                "ledger_unmatched": self.ledger_unmatched, "evaluated": self.evaluated,
                 "by_operator": self.table("operator"), "by_file": self.table("path"),
                 "mutants": [v.to_json() for v in self.verdicts], "seconds": round(self.seconds, 3)}
 
@@ -216,6 +218,18 @@ def load_scope(suite: Suite) -> CodeScope:
         raise SuiteError(f"{where}: 'env' must be a table of strings, e.g. env = {{ ENGINE_CACHE = \"{{root}}/.cache\" }}")
     return CodeScope(paths, _strings(table, "exclude", where), _strings(table, "include_functions", where),
                      _strings(table, "exclude_functions", where), operators, equivalents, dict(env))
+
+
+def unmatched_ledger_entries(path: Path, mutants: Sequence[CodeMutant]) -> list[dict[str, str]]:
+    """Ledger entries whose digest is no generated mutant's (by ledger key or exact digest): the code
+    or its context changed, so the mutant they confirmed is gone or judged afresh. Listed in the
+    report so that a confirmed equivalent never turns into "possibly equivalent" without a word."""
+    if not path.is_file():
+        return []
+    known = {m.ledger_key for m in mutants} | {m.digest for m in mutants}
+    return [{"digest": str(entry.get("digest")), "id": str(entry.get("id", ""))}
+            for entry in _read_toml(path).get("equivalent", [])
+            if isinstance(entry, Mapping) and entry.get("digest") not in known]
 
 
 def load_ledger(path: Path) -> dict[str, str]:
@@ -514,6 +528,7 @@ def run_code_mutants(
     chosen = sample(mutants, budget, seed)
     specs = select_gates(suite, list(select) if select else None, keyword)
     report = CodeReport(suite, len(mutants), [], (), 0.0, budget, seed, str(ledger_path), min_score)
+    report.ledger_unmatched = unmatched_ledger_entries(ledger_path, mutants)
     if not specs or not chosen:
         report.seconds = time.perf_counter() - started
         return report
@@ -553,8 +568,9 @@ def run_code_mutants(
 
         def one(mutant: CodeMutant, scratch: Scratch) -> MutantVerdict:
             nonlocal evaluated
-            if mutant.digest in ledger:
-                return MutantVerdict(mutant, "equivalent", (), None, ledger[mutant.digest], 0.0)
+            reason = ledger.get(mutant.ledger_key) or ledger.get(mutant.digest)
+            if reason is not None:
+                return MutantVerdict(mutant, "equivalent", (), None, reason, 0.0)
             t0 = time.perf_counter()
             patch = Path(scratch.path or tempfile.gettempdir()) / f"{mutant.digest}.patch"
             patch.write_text(mutant.diff, encoding="utf-8")
