@@ -65,7 +65,7 @@ quiet = false
 """
 
 
-PROCESS = ["fork"]  # set from --process
+PROCESS = ["fork"]  # set from --process (and --workers)
 
 
 def git(root: Path, *args: str) -> str:
@@ -150,12 +150,13 @@ def main() -> int:
     parser.add_argument("--process", choices=("fork", "warm", "fresh"), default="fork",
                         help="where each leg runs: a child of the role's fork server (the engine's gates), one of "
                              "3 warm processes per role, or a fresh interpreter")
+    parser.add_argument("--workers", type=int, default=6, help="warm processes per role with --process warm")
     parser.add_argument("--legs", type=Path, help="keep each run's JSON report in this folder")
     options = parser.parse_args()
     global SUITE
-    PROCESS[0] = options.process
+    PROCESS[0] = options.process + (f"\", workers = {options.workers}" if options.process == "warm" else "\"")
     SUITE = SUITE.replace('process = "fork"\n', f'process = "{options.process}"\n'
-                          + ("workers = 3\n" if options.process == "warm" else ""))
+                          + (f"workers = {options.workers}\n" if options.process == "warm" else ""))
     cases = [float(c) for c in options.cases.split(",")]
     if options.legs:
         options.legs.mkdir(parents=True, exist_ok=True)
@@ -195,7 +196,7 @@ def render(results: dict[float, list[dict]], loads: dict[float, list[str]], step
     runs = max(len(gates) for gates in results.values())
     lines = [
         f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `benchmarks/bench_perf.py` ({runs} runs "
-        f"per case, the cases taking turns, legs: process = \"{PROCESS[0]}\") on {os.cpu_count()} cores, a CPU burner running beside every run; decode "
+        f"per case, the cases taking turns, legs: process = \"{PROCESS[0]}) on {os.cpu_count()} cores, a CPU burner running beside every run; decode "
         f"step {step * 1000:.2f} ms CPU (unpatched). Load average is 1-minute, over the runs of the case.",
         "",
         "| slowdown | runs | red | green | inconclusive | other | median ratio [low, high] | median looks | "

@@ -1,10 +1,9 @@
 """The leg runner of a perf gate: a probe callable (``vtgate.perflegs:measure``) that the probe layer
 runs in its own subprocess like any probe, and that runs the gate's legs one at a time, candidate and
-reference interleaved (warm-up pair, then A B, B A, A B, ...), each leg one call of the probe in a
-process of its own, forked from its role's fork server (``vtgate.forkserver``: the probe module is
-imported once, every leg starts from that state), or, as the gate chooses, in a warm process of its
-role (``vtgate.perfworker``) or a fresh interpreter (always, for command probes), with the quiet-host
-preflight before every leg. Legs hold a host-wide lock while they run, so the perf
+reference interleaved (warm-up pair, then A B, B A, A B, ...), each leg one call of the probe in one
+of a few warm processes of its role (``vtgate.perfworker``), or, as the gate chooses, in a process
+of its own forked from its role's fork server (``vtgate.forkserver``) or a fresh interpreter (always,
+for command probes), with the quiet-host preflight before every leg. Legs hold a host-wide lock while they run, so the perf
 gates of one check (which the probe layer runs side by side) or of two vtgate processes never time
 at the same moment. It records every leg (metric, exact outputs, stage
 profile, host state) and stops at the first leg that fails, the first noisy preflight, or the first
@@ -245,17 +244,17 @@ def paired_rounds(legs: list[Mapping[str, Any]], process: str | None) -> tuple[l
 def measure(probe: Mapping[str, Any], args: Mapping[str, Any], metric: str, candidate: Mapping[str, Any],
             reference: Mapping[str, Any], rounds: int, warmup: int, leg_timeout: float,
             quiet: Mapping[str, Any] | bool | None, suite: str,
-            compare: list[str] | None = None, process: str = "fork", *, looks: int = 1,
+            compare: list[str] | None = None, process: str = "warm", *, looks: int = 1,
             budget: float | None = None, workers: int = 1, min_ratio: float | None = None,
             better: str = "higher", confidence: float = 0.95, statistic: str = "hodges-lehmann") -> dict[str, Any]:
     """Run the legs in this process's cwd (the tree under test) and return what they measured (the
     perf kind's observation, docs/perf.md). ``suite`` is the gate's suite file, for its ``[suite]``
     settings (how to run the code of a tree). ``process`` says where a callable probe's leg runs:
-    ``"fork"``, a child of its role's fork server, so every leg starts from the state right after the
-    probe module's import and nothing the probe keeps in its process (a loaded model and where its
-    memory landed) is shared between legs; ``"warm"``, one of ``workers`` long-lived processes per
-    role (``WarmProbe``), rotated over rounds; ``"fresh"``, a new interpreter. A command probe always
-    runs as a fresh process per leg. The rounds come in blocks of ``rounds``: after each block the looks so far are judged
+    ``"warm"``, one of ``workers`` long-lived processes per role (``WarmProbe``), round k in pair
+    k mod ``workers`` (the looks then resample pairs as well as rounds); ``"fork"``, a child of its
+    role's fork server, so every leg starts from the state right after the probe module's import and
+    nothing the probe keeps in its process is shared between legs; ``"fresh"``, a new interpreter. A
+    command probe always runs as a fresh process per leg. The rounds come in blocks of ``rounds``: after each block the looks so far are judged
     (``vtgate.perfstats.sequential_looks``, with ``min_ratio``) and the runner stops at the first look
     that decides, after ``looks`` blocks, or when another block would overrun ``budget`` seconds."""
     from vtgate.suite import load_suite

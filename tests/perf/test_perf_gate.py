@@ -67,10 +67,11 @@ def leg_pids(marks: Path) -> list[int]:
     return [int(path.name.split("-")[0]) for path in marks.iterdir()]
 
 
-def test_each_leg_runs_in_a_process_of_its_own_forked_from_its_roles_server(perfkit, tmp_project, tmp_path):
+def test_with_process_fork_each_leg_runs_in_a_process_of_its_own_forked_from_its_roles_server(
+        perfkit, tmp_project, tmp_path):
     # what a probe keeps in its process (a loaded model, where its memory landed) is never shared by
-    # two legs: a warm process's lasting speed bias would sit in every round it ran (docs/perf.md)
-    project = tmp_project(perfkit.gate(min_ratio=0.3, rounds=4))
+    # two legs, so the rounds are independent (docs/perf.md, how a gate runs)
+    project = tmp_project(perfkit.gate(min_ratio=0.3, rounds=4, extra='process = "fork"'))
     marks = tmp_path / "marks"
     marks.mkdir()
     code, report, _ = project.check_json("-k", "perf", env={"FAKE_MARK_DIR": str(marks)})
@@ -82,7 +83,7 @@ def test_each_leg_runs_in_a_process_of_its_own_forked_from_its_roles_server(perf
 
 
 def test_warm_processes_are_reused_and_their_rounds_resampled_by_process_pair(perfkit, tmp_project, tmp_path):
-    project = tmp_project(perfkit.gate(min_ratio=0.3, rounds=4, extra='process = "warm"\nworkers = 2'))
+    project = tmp_project(perfkit.gate(min_ratio=0.3, rounds=4, extra="workers = 2"))  # process = "warm": the default
     marks = tmp_path / "marks"
     marks.mkdir()
     code, report, _ = project.check_json("-k", "perf", env={"FAKE_MARK_DIR": str(marks)})

@@ -28,7 +28,7 @@ from vtgate.records import Cases, GateSpec, ProbeRef, ProbeRequest, Verdict
 RUNNER = ProbeRef(callable="vtgate.perflegs:measure")
 LABEL = "legs"
 DEFAULTS = {"better": "higher", "confidence": 0.95, "rounds": 6, "looks": 4, "budget": 45.0, "workers": 3,
-            "warmup": 1, "leg_timeout": 60.0, "statistic": "hodges-lehmann", "process": "fork"}
+            "warmup": 1, "leg_timeout": 60.0, "statistic": "hodges-lehmann", "process": "warm"}
 REFERENCE_KEYS = frozenset({"env", "ref"})
 ROLES = ("candidate", "reference")
 
