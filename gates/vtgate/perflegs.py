@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import select
 import shutil
 import subprocess
@@ -36,7 +37,7 @@ from vtgate.errors import ErrorKind
 from vtgate.hostcheck import QuietPolicy, preflight
 from vtgate.kinds._common import is_missing, lookup
 from vtgate.perfstats import sequential_looks
-from vtgate.perfworker import READY
+from vtgate.perfworker import PAD_ENV, READY
 from vtgate.probes import (
     AmbientEnv,
     ProbeKey,
@@ -144,9 +145,11 @@ class WarmProbe:
     def __init__(self, key: ProbeKey, root: Path, settings: SuiteSettings) -> None:
         assert key.probe.callable is not None
         self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the worker; closed in close()
+        env = probe_environment(key, root, settings, AmbientEnv({}))
+        env[PAD_ENV] = "x" * random.SystemRandom().randrange(0, 4096, 16)  # a random stack start, per process
         self.process = subprocess.Popen(
             [sys.executable, "-m", "vtgate.perfworker", key.probe.callable], cwd=root,
-            env=probe_environment(key, root, settings, AmbientEnv({})), stdin=subprocess.PIPE,
+            env=env, stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=self.stderr, start_new_session=True)
         self._ready = False
 
@@ -333,21 +336,34 @@ def measure(probe: Mapping[str, Any], args: Mapping[str, Any], metric: str, cand
             return False
         return True
 
+    def start_pairs(first: int) -> None:
+        """Retire the warm processes of the last block and start ``pool_size`` new pairs, numbered from
+        ``first``: every block of rounds runs in pairs of its own, so the number of pairs (what the
+        two-level bootstrap resamples) grows with the looks instead of staying at ``workers``."""
+        for old_process in warm.values():
+            old_process.close()
+        warm.clear()
+        for worker in range(first, first + pool_size):  # all start importing at once; the first legs wait
+            for role in start_order(worker):
+                request = ProbeRequest(label=role, probe=ref, args=dict(args), env=envs[role])
+                warm[(role, worker)] = WarmProbe(ProbeKey.of(request, roots[role]), roots[role], suite_settings)
+        for warm_process in warm.values():
+            warm_process.wait_ready(leg_timeout)
+
     started = time.monotonic()
     try:
-        if warm_processes:
-            for worker in range(pool_size):  # all start importing at once; the first legs wait for them
-                for role in start_order(worker):
-                    request = ProbeRequest(label=role, probe=ref, args=dict(args), env=envs[role])
-                    warm[(role, worker)] = WarmProbe(ProbeKey.of(request, roots[role]), roots[role], suite_settings)
-            for warm_process in warm.values():
-                warm_process.wait_ready(leg_timeout)
-        going = all(run_leg(role, number, worker) for role, number, worker in warmup_order(warmup, pool_size))
+        going = True
         for look in range(1, looks + 1):
+            block_started = time.monotonic()
+            first = (look - 1) * pool_size if warm_processes else 0
+            if warm_processes:
+                start_pairs(first)
+            if warm_processes or look == 1:
+                going = all(run_leg(role, number, first + worker)
+                            for role, number, worker in warmup_order(warmup, pool_size))
             if not going:
                 break
-            block_started = time.monotonic()
-            going = all(run_leg(role, number, worker)
+            going = all(run_leg(role, number, first + worker)
                         for role, number, worker in block_order((look - 1) * rounds, rounds, pool_size))
             if not going:
                 break

@@ -10,9 +10,22 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import random
 import sys
 
 READY = b'"ready"'  # the first line a worker writes, once the probe is imported
+PAD_ENV = "VTGATE_PERF_PAD"  # a random-length value set by the leg runner: moves the stack by a random amount
+_BALLAST: list[bytearray] = []
+
+
+def randomize_heap(rng: random.Random) -> None:
+    """Allocate, and keep, a random number of blocks of random sizes before the probe is imported, so
+    that everything the probe allocates afterwards (its model, its buffers) starts at a random offset
+    in the heap. The speed of one program can depend by several percent on where its data lands (the
+    size of its environment, the files it was loaded from); with a random layout per process, such a
+    bias is a difference between processes, which the two-level bootstrap over process pairs counts,
+    instead of an offset every process of one role shares."""
+    _BALLAST[:] = [bytearray(rng.randrange(16, 4096)) for _ in range(rng.randrange(1, 512))]
 
 
 
@@ -22,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("usage: python -m vtgate.perfworker module:function\n")
         return 2
     module_name, _, function_name = args[0].partition(":")
+    randomize_heap(random.Random(os.urandom(16)))
     sys.stdout.flush()
     answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # the probe's own prints go to stderr

@@ -32,6 +32,9 @@ SLOW = {slow}
 def timed(steps: int = 12, unit: int = 15000) -> dict:
     mark = os.environ.get("FAKE_MARK_DIR")
     started_ns = time.time_ns()
+    pads = os.environ.get("FAKE_PAD_DIR")
+    if pads:  # the random stack padding the leg runner gave this process
+        Path(pads, str(os.getpid())).write_text(str(len(os.environ.get("VTGATE_PERF_PAD", "-"))))
     if mark:
         Path(mark, f"{{os.getpid()}}-{{started_ns}}").write_text("leg")
         pause = float(os.environ.get("FAKE_PAUSE", "0"))

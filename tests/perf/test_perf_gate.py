@@ -94,6 +94,21 @@ def test_warm_processes_are_reused_and_their_rounds_resampled_by_process_pair(pe
     assert "two-level percentile bootstrap over process pairs, then rounds (2 pairs)" in gate["summary"]
 
 
+def test_each_look_runs_in_new_warm_pairs_each_process_with_a_random_layout(perfkit, tmp_project, tmp_path):
+    # equal speeds against min_ratio 1.0 straddle the threshold, so both looks are taken
+    project = tmp_project(perfkit.gate(min_ratio=1.0, rounds=3, extra="workers = 2\nlooks = 2"))
+    marks, pads = tmp_path / "marks", tmp_path / "pads"
+    marks.mkdir()
+    pads.mkdir()
+    code, report, _ = project.check_json("-k", "perf", env={"FAKE_MARK_DIR": str(marks), "FAKE_PAD_DIR": str(pads)})
+    gate = gate_of(report)
+    assert code == 3 and gate["error_kind"] == "inconclusive", gate
+    assert "(4 pairs)" in gate["error"]  # 2 looks x 2 pairs, resampled as pairs
+    assert len(leg_pids(marks)) == 12 and len(set(leg_pids(marks))) == 8  # 2 roles x 2 pairs, new for each look
+    lengths = [int(path.read_text()) for path in pads.iterdir()]
+    assert len(lengths) == 8 and len(set(lengths)) > 1  # every process its own stack padding
+
+
 def test_an_unchanged_candidate_is_green(perfkit, tmp_project):
     project = tmp_project(perfkit.gate(min_ratio=0.33))
     code, report, _ = project.check_json("-k", "perf")
