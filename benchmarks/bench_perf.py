@@ -3,9 +3,9 @@ load from another process (docs/perf.md, "Measured on this host").
 
 A throwaway git project holds HEAD's engine, committed as ``main``, and one perf gate on the decode
 bench chain like the engine's own ``decode-perf-default`` (ratio of decode tokens per CPU second to
-``main``'s, min_ratio 0.95, looks after every 20 rounds, at most 3 looks, 50 s budget, each leg
-in a process forked from its role's fork server; ``--process warm`` or ``fresh`` times the other
-ways a leg can run). Each case patches the working tree with a fixed CPU cost in every RMSNorm call
+``main``'s, min_ratio 0.95, looks after every 20 rounds, at most 3 looks, 50 s budget, 6 warm
+process pairs per role, new for each block; ``--process fork`` or ``fresh`` times the other ways a
+leg can run). Each case patches the working tree with a fixed CPU cost in every RMSNorm call
 sized to slow a decode step by the case's percentage (0: no patch); the cases take turns run by run
 (so a change in the host's load falls on all of them alike), each run one ``vtgate check -k perf``
 while a CPU burner runs beside it. A run is a detection when the gate is red, a
@@ -65,7 +65,7 @@ quiet = false
 """
 
 
-PROCESS = ["fork"]  # set from --process (and --workers)
+PROCESS = ["warm"]  # set from --process (and --workers)
 
 
 def git(root: Path, *args: str) -> str:
@@ -147,9 +147,9 @@ def main() -> int:
     parser.add_argument("--cases", default="10,0", help="slowdowns in percent, comma-separated")
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--out", type=Path, help="also write the table here after every run (partial results survive)")
-    parser.add_argument("--process", choices=("fork", "warm", "fresh"), default="fork",
-                        help="where each leg runs: a child of the role's fork server (the engine's gates), one of "
-                             "3 warm processes per role, or a fresh interpreter")
+    parser.add_argument("--process", choices=("fork", "warm", "fresh"), default="warm",
+                        help="where each leg runs: one of --workers warm processes per role (the engine's gates), "
+                             "a child of the role's fork server, or a fresh interpreter")
     parser.add_argument("--workers", type=int, default=6, help="warm processes per role with --process warm")
     parser.add_argument("--legs", type=Path, help="keep each run's JSON report in this folder")
     options = parser.parse_args()
