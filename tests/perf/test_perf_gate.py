@@ -94,19 +94,29 @@ def test_warm_processes_are_reused_and_their_rounds_resampled_by_process_pair(pe
     assert "two-level percentile bootstrap over process pairs, then rounds (2 pairs)" in gate["summary"]
 
 
-def test_each_look_runs_in_new_warm_pairs_each_process_with_a_random_layout(perfkit, tmp_project, tmp_path):
-    # equal speeds against min_ratio 1.0 straddle the threshold, so both looks are taken
-    project = tmp_project(perfkit.gate(min_ratio=1.0, rounds=3, extra="workers = 2\nlooks = 2"))
+def test_each_look_runs_in_new_warm_pairs_each_process_with_a_random_layout(perfkit, tmp_project, tmp_path,
+                                                                            monkeypatch):
+    # the leg runner itself, without a threshold (min_ratio None): it takes every look, whatever the host
+    from vtgate.perflegs import measure, paired_rounds
+    from vtgate.perfstats import paired_ratio
+
+    project = tmp_project(perfkit.gate())
     marks, pads = tmp_path / "marks", tmp_path / "pads"
     marks.mkdir()
     pads.mkdir()
-    code, report, _ = project.check_json("-k", "perf", env={"FAKE_MARK_DIR": str(marks), "FAKE_PAD_DIR": str(pads)})
-    gate = gate_of(report)
-    assert code == 3 and gate["error_kind"] == "inconclusive", gate
-    assert "(4 pairs)" in gate["error"]  # 2 looks x 2 pairs, resampled as pairs
-    assert len(leg_pids(marks)) == 12 and len(set(leg_pids(marks))) == 8  # 2 roles x 2 pairs, new for each look
+    monkeypatch.chdir(project.root)
+    monkeypatch.setenv("FAKE_MARK_DIR", str(marks))
+    monkeypatch.setenv("FAKE_PAD_DIR", str(pads))
+    record = measure({"callable": "fakeeng:timed"}, {}, "timing.cpu_tok_s", {"env": {}}, {"env": {"FAKE_SLOW": "1"}},
+                     3, 0, 60.0, False, str(project.suite), None, "warm", looks=2, workers=2)
+    assert record["outcome"] == "measured" and record["stopped"] == "all looks taken"
+    judged = [leg for leg in record["legs"] if leg["round"] is not None]
+    assert [leg["worker"] for leg in judged] == [0, 0, 1, 1, 0, 0, 3, 3, 2, 2, 3, 3]  # new pairs 2 and 3 (round k: k mod 2)
+    assert len(leg_pids(marks)) == 12 and len(set(leg_pids(marks))) == 8  # 2 roles x 2 pairs x 2 looks
     lengths = [int(path.read_text()) for path in pads.iterdir()]
     assert len(lengths) == 8 and len(set(lengths)) > 1  # every process its own stack padding
+    candidate, reference, groups = paired_rounds(record["legs"], record["process"])
+    assert groups == [0, 1, 0, 3, 2, 3] and paired_ratio(candidate, reference, groups=groups).pairs == 4
 
 
 def test_an_unchanged_candidate_is_green(perfkit, tmp_project):
