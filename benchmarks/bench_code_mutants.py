@@ -99,11 +99,11 @@ def full(args: argparse.Namespace) -> int:
 def sweep(args: argparse.Namespace) -> int:
     """One all-reaching mutant's gates on a patched copy, fresh interpreters vs fork servers."""
     sys.path.insert(0, str(REPO / "gates"))
-    from vtgate.checkrun import judge_check, plan_check, resolve_pins, shared_runs
     from vtgate.mutate.codemutants import generate
     from vtgate.mutate.coderun import load_scope
     from vtgate.mutate.copies import Scratch
-    from vtgate.suite import load_suite, select_gates
+    from vtgate.run.check import judge_check, plan_check, resolve_pins, shared_runs
+    from vtgate.suite.load import load_suite, select_gates
 
     suite = load_suite(REPO / "goldens" / "gates.toml")
     specs = [s for s in select_gates(suite, None, None) if s.kind != "envdoc"]

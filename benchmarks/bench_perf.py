@@ -93,7 +93,7 @@ def decode_step_cpu_seconds(root: Path) -> float:
     """The unpatched engine's median decode step, in CPU seconds (median of three probe runs)."""
     values = []
     for _ in range(3):
-        done = subprocess.run([sys.executable, "-m", "vtgate.probe_entry", "vtengine.probes:decode_timing", "--args",
+        done = subprocess.run([sys.executable, "-m", "vtgate.run.child", "vtengine.probes:decode_timing", "--args",
                                json.dumps({"prompt": "bench", "tokens": 16, "repeats": 4})], cwd=root,
                               capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": str(root / "engine")})
         values.append(1.0 / json.loads(done.stdout)["timing"]["decode_cpu_tok_s"])

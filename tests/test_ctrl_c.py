@@ -78,7 +78,7 @@ def _app(body) -> typer.Typer:  # noqa: ANN001
 
 
 def _exit_of(app: typer.Typer, capsys) -> tuple[int, str]:  # noqa: ANN001
-    from vtgate.clirun import run_app
+    from vtgate.cli.exits import run_app
 
     with pytest.raises(SystemExit) as stop:
         run_app(app, ["work"], program="demo")
@@ -110,7 +110,7 @@ def test_run_app_ends_any_interrupt_with_130_and_the_command(body, capsys) -> No
 
 
 def test_run_app_reports_what_an_interrupted_command_says_it_did(capsys) -> None:
-    from vtgate.clirun import Interrupted
+    from vtgate.cli.exits import Interrupted
 
     def cleaned_up() -> int:
         raise Interrupted("3 of 18 runs done; probes stopped")

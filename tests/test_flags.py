@@ -16,10 +16,10 @@ import pytest
 import typer.main
 import vtbisect.cli  # noqa: F401  (registers vtbisect's commands)
 import vtengine.cli
-import vtgate.cli  # noqa: F401  (registers vtgate's commands)
+import vtgate.cli.main  # noqa: F401  (registers vtgate's commands)
 from typer.core import TyperOption
 from vtbisect.app import app as vtbisect_app
-from vtgate.app import app as vtgate_app
+from vtgate.cli.app import app as vtgate_app
 
 APPS = {"vtgate": vtgate_app, "vtbisect": vtbisect_app, "vtengine": vtengine.cli.app}
 

@@ -86,3 +86,116 @@ def test_engine_importing_vtgate_and_a_dynamic_import_of_vtengine_are_caught(tmp
         f"{engine}:1: vtengine imports vtgate.exitcodes",
         f"{gates}:5: vtgate imports vtengine.probes",
     ])
+
+
+# ---- no import cycles, no private names across modules ----------------------------------------------
+
+def module_files(source_roots: dict[str, Path]) -> dict[str, Path]:
+    """Every module of the three packages by dotted name (a package by its own name)."""
+    found = {}
+    for package, folder in source_roots.items():
+        for path in folder.rglob("*.py"):
+            parts = [package, *path.relative_to(folder).with_suffix("").parts]
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def _absolute(module: str, node: ast.ImportFrom, is_package: bool) -> str:
+    if node.level == 0:
+        return node.module or ""
+    base = module.split(".") if is_package else module.split(".")[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def import_graph(modules: dict[str, Path]) -> tuple[dict[str, set[str]], list[str]]:
+    """Module -> the project modules it imports (anywhere in it: lazy and TYPE_CHECKING imports count,
+    a cycle hidden in a function is still a cycle), and every ``from M import _name`` of another
+    module's private name, as ``file:line: imports M._name``."""
+    graph: dict[str, set[str]] = {}
+    private: list[str] = []
+    for module, path in modules.items():
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            if isinstance(node, ast.Import):
+                deps |= {alias.name for alias in node.names if alias.name in modules}
+            elif isinstance(node, ast.ImportFrom):
+                target = _absolute(module, node, path.name == "__init__.py")
+                for alias in node.names:
+                    if f"{target}.{alias.name}" in modules:
+                        deps.add(f"{target}.{alias.name}")
+                    elif target in modules:
+                        deps.add(target)
+                        if alias.name.startswith("_") and not alias.name.startswith("__"):
+                            private.append(f"{path}:{node.lineno}: imports {target}.{alias.name}")
+        graph[module] = deps - {module}
+    return graph, private
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_module_is_part_of_an_import_cycle() -> None:
+    graph, _ = import_graph(module_files(repo_roots(REPO)))
+    assert len(graph) > 100  # the scan saw the packages, so an empty list is not an empty scan
+    assert cycles(graph) == []
+
+
+def test_no_module_imports_another_modules_private_name() -> None:
+    _, private = import_graph(module_files(repo_roots(REPO)))
+    assert private == []
+
+
+def test_a_lazy_import_cycle_and_a_private_import_are_caught(tmp_path: Path) -> None:
+    for folder in PACKAGES.values():
+        shutil.copytree(REPO / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    gates = tmp_path / PACKAGES["vtgate"]
+    (gates / "planted_a.py").write_text("from vtgate.planted_b import helper\n\n\ndef _secret():\n    return 1\n",
+                                        encoding="utf-8")
+    (gates / "planted_b.py").write_text("def helper():\n    from vtgate.planted_a import _secret\n    return _secret()\n",
+                                        encoding="utf-8")
+    graph, private = import_graph(module_files(repo_roots(tmp_path)))
+    assert cycles(graph) == [["vtgate.planted_a", "vtgate.planted_b"]]
+    assert private == [f"{gates / 'planted_b.py'}:2: imports vtgate.planted_a._secret"]
+
+
+def test_vtgates_top_level_stays_a_short_list() -> None:
+    """The house: parts live in sub-packages named after what they hold (vtgate/__init__.py maps them);
+    at most 16 modules at the top, and no ``probe.py`` beside a ``probes.py``."""
+    top = sorted(p.name for p in (REPO / PACKAGES["vtgate"]).glob("*.py"))
+    assert len(top) <= 16, top
+    assert "probes.py" not in top
+    for package in (p for p in (REPO / PACKAGES["vtgate"]).iterdir() if (p / "__init__.py").exists()):
+        assert ast.get_docstring(ast.parse((package / "__init__.py").read_text(encoding="utf-8"))), package

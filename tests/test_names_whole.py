@@ -144,7 +144,7 @@ def _commands(cli: str):  # -> list of (argv prefix, click command)
     import typer
 
     if cli == "vtgate":
-        import vtgate.cli as module
+        import vtgate.cli.main as module
     elif cli == "vtbisect":
         import vtbisect.cli as module
     else:

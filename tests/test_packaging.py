@@ -67,10 +67,11 @@ def test_sdist_carries_every_file_the_tests_read(sdist: tuple[set[str], str]) ->
 
 def test_sdist_carries_the_three_packages_with_their_type_markers(sdist: tuple[set[str], str]) -> None:
     members, _ = sdist
-    for package in ("engine/vtengine", "gates/vtgate", "bisect/vtbisect"):
+    for package, entry in (("engine/vtengine", "cli.py"), ("gates/vtgate", "cli/main.py"),
+                           ("bisect/vtbisect", "cli.py")):
         assert f"{package}/__init__.py" in members
         assert f"{package}/py.typed" in members
-        assert f"{package}/cli.py" in members
+        assert f"{package}/{entry}" in members
 
 
 def test_sdist_leaves_out_caches_and_bytecode(sdist: tuple[set[str], str]) -> None:

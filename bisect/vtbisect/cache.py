@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vtgate.probes import TOOL_PREFIXES
+from vtgate.run.execute import TOOL_PREFIXES
 
 from vtbisect import __version__
 

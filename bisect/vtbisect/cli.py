@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vtgate.clirun import run_app
+from vtgate.cli.exits import run_app
 
 # Each import below registers one command on `app`.
 import vtbisect.commands.replay  # noqa: F401, E402

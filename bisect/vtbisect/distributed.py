@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from filelock import FileLock
-from vtgate.executor import (
+from vtgate.exitcodes import ExitCode
+from vtgate.run.executor import (
     DaskExecutor,
     ExecutorError,
     ExecutorSettings,
@@ -43,7 +44,6 @@ from vtgate.executor import (
     is_killed_worker,
     worker_cache,
 )
-from vtgate.exitcodes import ExitCode
 
 from vtbisect.cache import verdict_env
 from vtbisect.gitrepo import git_available, run_git
@@ -412,7 +412,7 @@ def gate_resources(runner: Runner) -> dict[str, float]:
     (``resources = {GPU = 1}`` in their ``[[gate]]`` tables); command mode: none."""
     if not isinstance(runner, GateRunner):
         return {}
-    from vtgate.suite import load_suite
+    from vtgate.suite.load import load_suite
 
     wanted: dict[str, float] = {}
     for spec in load_suite(runner.suite).gates:

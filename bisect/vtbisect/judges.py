@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from vtgate.exitcodes import ExitCode
-from vtgate.proctree import ChildProcesses
+from vtgate.run.proctree import ChildProcesses
 
 from vtbisect.cache import DEFAULT_KNOBS, Knobs
 from vtbisect.judgecmd import CommandPlan, file_digest
@@ -234,7 +234,7 @@ def host_undecided(details: Mapping[str, Any]) -> bool:
     return any(isinstance(d, Mapping) and d.get("error_kind") in PERF_UNDECIDED_KINDS for d in details.values())
 
 
-PERF_REFERENCE_ENV = "VTGATE_PERF_REFERENCE_REF"  # read by vtgate.perflegs: the reference revision to time against
+PERF_REFERENCE_ENV = "VTGATE_PERF_REFERENCE_REF"  # read by vtgate.perf.legs: the reference revision to time against
 
 GOOD_STATUSES = {"green", "deliberate-red"}
 BAD_STATUSES = {"red", "unexpected-green"}

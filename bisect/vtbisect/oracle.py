@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from vtgate.errors import SuiteError
-from vtgate.suite import load_suite
+from vtgate.suite.load import load_suite
 
 from vtbisect.cache import file_digest
 from vtbisect.gitrepo import repository
@@ -165,7 +165,7 @@ def prepare_oracle(repo: Path, cache_dir: Path, *, suite: str | None, suite_from
         loaded = load_suite(suite_path)
     except SuiteError as error:
         raise OracleError(str(error)) from error
-    from vtgate.checkrun import suite_knobs
+    from vtgate.run.check import suite_knobs
 
     return Oracle(
         suite=suite_path, digest=digest, gates=tuple(g.name for g in loaded.gates),

@@ -16,7 +16,7 @@ from rich.console import Console
 from vtgate.output import Part, atomic_write_text, dumps, say
 
 from vtbisect import __version__
-from vtbisect.driver import Culprit, Outcome, Step
+from vtbisect.records import Culprit, Outcome, Step
 from vtbisect.search import Verdict
 
 SCHEMA = 1

@@ -4,7 +4,7 @@ Human output goes to stderr through rich (NO_COLOR honoured); ``--json PATH|-`` 
 Data (prompts, generated text, model paths, error messages) is printed as text, never parsed as rich
 markup: the console parses none, and ``_say`` styles only the program's own literals. Ctrl-C ends any
 command with ``interrupted: vtengine <command>`` and exit 130. (vtengine may not import vtgate, whose
-CLIs follow the same rules through vtgate.output and vtgate.clirun.)
+CLIs follow the same rules through vtgate.output and vtgate.cli.exits.)
 """
 
 from __future__ import annotations
@@ -276,7 +276,8 @@ def arms(
 
     from rich.table import Column, Table
 
-    from vtengine.arms import ARMS, differs_here, select_arms
+    from vtengine.armcheck import differs_here
+    from vtengine.arms import ARMS, select_arms
 
     knobs = _knobs()
     selected = select_arms(knobs)

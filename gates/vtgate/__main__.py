@@ -1,3 +1,3 @@
-from vtgate.cli import main
+from vtgate.cli.main import main
 
 main()

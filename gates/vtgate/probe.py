@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from vtgate.observations import observation_problems
+from vtgate.suite.observations import observation_problems
 from vtgate.treehash import source_tree_hash
 
 DEFAULT_TOP_K = 20  # per-step (token id, logit) pairs kept for tolerant logits goldens
@@ -152,7 +152,7 @@ def observation(tokens: Any, logits: Any, *, top_k: int = DEFAULT_TOP_K, engine:
 
 
 def serve(function: Callable[..., Any]) -> int:
-    """The worker side of ``probe = { cmd = [...], worker = true }`` (vtgate.workers): for each line
+    """The worker side of ``probe = { cmd = [...], worker = true }`` (vtgate.run.workers): for each line
     ``{"args": {...}}`` on stdin, call ``function(**args)`` and print its observation as one JSON line
     (a ``(tokens, logits)`` pair goes through ``observation``). A call that fails, or returns a field
     of the wrong type, answers ``{"vtgate_error": "..."}`` and the worker serves on; it exits when

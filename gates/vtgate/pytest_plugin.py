@@ -46,7 +46,7 @@ class GateItem(pytest.Item):
     def runtest(self) -> None:
         state = self.config.stash[_REPORT]
         if "report" not in state:
-            from vtgate.checkrun import run_check
+            from vtgate.run.check import run_check
 
             names = [item.name for item in self.session.items if isinstance(item, GateItem)]
             state["report"] = run_check(state["suite"], root=self.config.getoption("vtgate_root"), select=names)
@@ -73,7 +73,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if not config.getoption("vtgate"):
         return
     from vtgate.errors import SuiteError
-    from vtgate.suite import load_suite
+    from vtgate.suite.load import load_suite
 
     given = config.getoption("vtgate_suite")
     try:

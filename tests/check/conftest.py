@@ -50,7 +50,7 @@ class Project:
         return done
 
     def suite(self):  # -> Suite
-        from vtgate.suite import load_suite
+        from vtgate.suite.load import load_suite
 
         return load_suite(self.root / "vtgate.toml")
 

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from vtgate.suite import load_suite
+from vtgate.suite.load import load_suite
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 BLOCK = re.compile(r"```toml\n(.*?)```", re.S)

@@ -10,9 +10,9 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from vtgate.checkrun import CheckReport, run_check
-from vtgate.records import Suite
-from vtgate.suite import load_suite
+from vtgate.run.check import CheckReport, run_check
+from vtgate.suite.load import load_suite
+from vtgate.suite.records import Suite
 
 # every test here runs real engine probes through whole gates: end to end, run by .ci/run (-m slow)
 pytestmark = pytest.mark.slow

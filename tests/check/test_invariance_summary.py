@@ -4,7 +4,7 @@ only says some bits did; the digest is named when nothing else differs."""
 from pathlib import Path
 
 from vtgate.kinds.invariance import InvarianceKind
-from vtgate.records import GateSpec
+from vtgate.suite.records import GateSpec
 
 
 def _spec() -> GateSpec:

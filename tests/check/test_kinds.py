@@ -3,7 +3,7 @@ fake engine's behaviour really changes (an env knob switching its arm, as a muta
 
 from __future__ import annotations
 
-from vtgate.checkrun import run_check
+from vtgate.run.check import run_check
 
 GEN = 'probe = "fakeengine:generate"\nargs = { prompt = "hello", tokens = 12 }\n'
 

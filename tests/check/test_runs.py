@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import shutil
 
-from vtgate.checkrun import run_check
+from vtgate.run.check import run_check
 from vtgate.treehash import source_tree_hash
 
 GEN = 'probe = "fakeengine:generate"\nargs = { prompt = "hello", tokens = 12 }\n'

@@ -7,7 +7,7 @@ import json
 
 import pytest
 from vtgate.errors import SuiteError
-from vtgate.suite import load_suite, select_gates
+from vtgate.suite.load import load_suite, select_gates
 
 GEN = 'probe = "fakeengine:generate"\n'
 

@@ -29,7 +29,7 @@ def test_a_bundle_over_the_size_limit_is_refused_before_any_cluster_starts(kit, 
 
 
 def test_the_command_line_wins_over_the_environment_and_the_project_table():
-    from vtgate.executor import resolve_settings
+    from vtgate.run.executor import resolve_settings
 
     table = {"scheduler": "tcp://table:1", "resources": {"GPU": 1}, "bundle_limit_mb": 50}
     env = {"VT_DASK_SCHEDULER": "tcp://env:2", "VT_DASK_RESOURCES": "GPU=2"}
@@ -43,7 +43,7 @@ def test_the_command_line_wins_over_the_environment_and_the_project_table():
 
 
 def test_an_executor_without_a_scheduler_is_a_local_cluster_reaching_the_repository_by_path():
-    from vtgate.executor import resolve_settings
+    from vtgate.run.executor import resolve_settings
 
     settings = resolve_settings("dask", None, [], {}, {})
     assert settings.scheduler is None and settings.repository_source == "path"
@@ -60,7 +60,7 @@ def test_an_executor_without_a_scheduler_is_a_local_cluster_reaching_the_reposit
 ])
 def test_contradictory_or_malformed_settings_are_usage_errors_with_the_fix(executor, scheduler, resources, table,
                                                                           says):
-    from vtgate.executor import ExecutorError, resolve_settings
+    from vtgate.run.executor import ExecutorError, resolve_settings
 
     with pytest.raises(ExecutorError) as caught:
         resolve_settings(executor, scheduler, resources, {}, table)
@@ -70,7 +70,7 @@ def test_contradictory_or_malformed_settings_are_usage_errors_with_the_fix(execu
 def test_a_judgement_of_another_tree_is_refused_naming_the_worker():
     from vtbisect.distributed import RemoteResult, accept
     from vtbisect.judges import JudgeAbort, Judgement
-    from vtgate.executor import WorkerIdentity
+    from vtgate.run.executor import WorkerIdentity
 
     worker = WorkerIdentity("gpu-7", "w3", "tcp://10.0.0.7:4000")
     judged = Judgement({"command": "good"}, "", 1.0)

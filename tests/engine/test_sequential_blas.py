@@ -13,11 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from vtgate.checkrun import run_check
 from vtgate.mutate.execute import arm_mutations, judge_mutation
 from vtgate.mutate.spec import ArmsSource
-from vtgate.records import ProbeRef
-from vtgate.suite import load_suite
+from vtgate.run.check import run_check
+from vtgate.suite.load import load_suite
+from vtgate.suite.records import ProbeRef
 
 REPO = Path(__file__).resolve().parents[2]
 DOUBLE = Path(__file__).resolve().parent / "sequential_blas"

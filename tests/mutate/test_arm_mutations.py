@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from vtgate.mutate.execute import arm_mutations, judge_mutation
 from vtgate.mutate.spec import ArmsSource
-from vtgate.records import ProbeRef
+from vtgate.suite.records import ProbeRef
 
 SOURCE = ArmsSource("engine-arms", ProbeRef(callable="fake:arms"), "1", 1)
 REGISTRY = [

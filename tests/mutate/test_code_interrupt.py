@@ -56,7 +56,7 @@ def test_ctrl_c_during_code_mutants_leaves_no_copy_no_server_no_probe(blessed, t
     probe_text, server_text, copy_cwd = log.read_text().splitlines()[0].split(" ", 2)
     probe, server, copy = int(probe_text), int(server_text), Path(copy_cwd)
     assert copy.is_dir() and copy.is_relative_to(scratch)  # the probe really runs in a temporary copy
-    assert psutil.Process(server).cmdline()[1:3] == ["-m", "vtgate.forkserver"]  # forked by the copy's server
+    assert psutil.Process(server).cmdline()[1:3] == ["-m", "vtgate.run.forkserver"]  # forked by the copy's server
 
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=60)

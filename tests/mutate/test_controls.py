@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vtgate.checkrun import evaluate_gate
 from vtgate.mutate.controls import apply_change, controls_for
-from vtgate.records import GateSpec, ProbeRef
+from vtgate.run.check import evaluate_gate
+from vtgate.suite.records import GateSpec, ProbeRef
 
 
 def _spec(kind: str, **options: object) -> GateSpec:

@@ -11,13 +11,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from vtgate.checkrun import plan_check, resolve_pin
 from vtgate.mutate import load_declarations
 from vtgate.mutate.controls import compile_pin_op
 from vtgate.mutate.copies import patched_files
-from vtgate.probes import ProbeKey
-from vtgate.records import Suite
-from vtgate.suite import load_suite, select_gates
+from vtgate.run.check import plan_check, resolve_pin
+from vtgate.run.execute import ProbeKey
+from vtgate.suite.load import load_suite, select_gates
+from vtgate.suite.records import Suite
 
 REPO = Path(__file__).resolve().parents[2]
 FMA = {"VT_CPU_PAGED_ATTN_SCALAR_FMA": "1"}

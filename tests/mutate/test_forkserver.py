@@ -1,4 +1,4 @@
-"""The fork servers that answer a mutated copy's probe runs (vtgate.forkserver through the probe
+"""The fork servers that answer a mutated copy's probe runs (vtgate.run.forkserver through the probe
 layer): each run sees exactly its own environment and a freshly imported module, never what an
 earlier run of the same server set or changed; a module that reads a knob at import gets each run's
 value; a crash or a hang is reported as a fresh interpreter's would be, and release ends the servers."""
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import psutil
 import pytest
-from vtgate.probes import AmbientEnv, ProbeKey, SharedRuns
-from vtgate.records import ProbeRef, ProbeRequest, SuiteSettings
+from vtgate.run.execute import AmbientEnv, ProbeKey, SharedRuns
+from vtgate.suite.records import ProbeRef, ProbeRequest, SuiteSettings
 
 PROBE = textwrap.dedent('''
     import os
@@ -131,7 +131,7 @@ def test_servers_are_forked_by_a_zygote_that_never_imports_the_code_under_test(s
     assert metrics["imported_in"] == metrics["server"]  # the probe module was imported in the server
     (live,) = [z for z in shared.workers.zygotes.values() if z is not None]
     modules = set(live.modules())
-    assert "numpy" in modules and "vtgate.probe_entry" in modules  # what every server starts with
+    assert "numpy" in modules and "vtgate.run.child" in modules  # what every server starts with
     assert "fsprobe" not in modules  # the code under test is never imported before the fork
     other = root.parent / "other-copy"
     (other / "src").mkdir(parents=True)

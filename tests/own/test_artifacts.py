@@ -94,7 +94,7 @@ def test_bless_and_mutate_refuse_a_glob_that_matches_nothing_too(project) -> Non
 
 def test_a_suite_loads_where_its_artifacts_are_not(project, tmp_path) -> None:
     """Loading alone never looks for the files: vtbisect stages the suite in a folder of its own."""
-    from vtgate.suite import load_suite
+    from vtgate.suite.load import load_suite
 
     staged = tmp_path / "staged"
     staged.mkdir()

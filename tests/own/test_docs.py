@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 from vtgate.mutate.spec import load_declarations
 from vtgate.probe import observation
-from vtgate.suite import load_suite
+from vtgate.suite.load import load_suite
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "own-engine.md"
 BLOCK = re.compile(r"```toml\n(.*?)```", re.S)

@@ -98,7 +98,7 @@ def test_bless_needs_gates_or_all(project: object) -> None:
 
 
 def test_knob_candidates_try_both_readings_of_a_one() -> None:
-    from vtgate.commands.init import candidate_values
+    from vtgate.cli.commands.init import candidate_values
 
     assert candidate_values("1") == ("1", "0", "2")  # a flag (off is 0) or a count (next is 2)
     assert candidate_values("0") == ("0", "1")

@@ -58,7 +58,7 @@ def test_callable_probes_run_under_suite_python_too(project, tmp_path: Path) -> 
     probe = "myprobes:echo"
     """, header='[suite]\ntimeout = 60\npythonpath = ["."]\npython = "venv/bin/python"\n')
     project.bless("callable")
-    assert "vtgate.probe_entry myprobes:echo" in marker.read_text()
+    assert "vtgate.run.child myprobes:echo" in marker.read_text()
 
 
 def test_a_missing_suite_python_is_a_configuration_error_naming_the_path(project) -> None:

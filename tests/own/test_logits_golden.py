@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from vtgate.kinds import get_kind
 from vtgate.probe import observation
-from vtgate.records import GateSpec
+from vtgate.suite.records import GateSpec
 
 GATES = """\
 [[gate]]

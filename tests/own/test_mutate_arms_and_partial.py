@@ -8,7 +8,7 @@ import json
 
 from vtgate.mutate.execute import arm_mutations
 from vtgate.mutate.spec import ArmsSource
-from vtgate.records import ProbeRef
+from vtgate.suite.records import ProbeRef
 
 GATE = """\
 [[gate]]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from vtgate.hostcheck import HostState, QuietPolicy, noise, policy_problems, preflight, read_host_state
+from vtgate.perf.hostcheck import HostState, QuietPolicy, noise, policy_problems, preflight, read_host_state
 
 
 def state(load1: float = 0.5, cores: int = 2, available_mb: float = 4000.0, competing=(), governors=()) -> HostState:

@@ -97,8 +97,8 @@ def test_warm_processes_are_reused_and_their_rounds_resampled_by_process_pair(pe
 def test_each_look_runs_in_new_warm_pairs_each_process_with_a_random_layout(perfkit, tmp_project, tmp_path,
                                                                             monkeypatch):
     # the leg runner itself, without a threshold (min_ratio None): it takes every look, whatever the host
-    from vtgate.perflegs import measure, paired_rounds
-    from vtgate.perfstats import paired_ratio
+    from vtgate.perf.legs import measure, paired_rounds
+    from vtgate.perf.stats import paired_ratio
 
     project = tmp_project(perfkit.gate())
     marks, pads = tmp_path / "marks", tmp_path / "pads"

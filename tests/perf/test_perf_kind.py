@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from vtgate.errors import GateError
 from vtgate.kinds import get_kind
-from vtgate.perflegs import block_order, leg_order, start_order, warmup_order
-from vtgate.records import GateSpec, ProbeRef
+from vtgate.perf.legs import block_order, leg_order, start_order, warmup_order
+from vtgate.suite.records import GateSpec, ProbeRef
 
 OUTPUTS = {"tokens": [1, 2, 3]}
 PIN = {"candidate": OUTPUTS, "reference": OUTPUTS}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from vtgate.perfstats import decide, hodges_lehmann, look_confidence, paired_ratio, sequential_looks
+from vtgate.perf.stats import decide, hodges_lehmann, look_confidence, paired_ratio, sequential_looks
 
 
 def noisy_pairs(ratio: float, rounds: int, spread: float, seed: int = 1) -> tuple[list[float], list[float]]:
@@ -148,7 +148,7 @@ def test_a_process_per_round_is_the_plain_bootstrap_over_rounds():
 
 
 def test_two_level_picks_keep_each_slot_within_one_drawn_pair():
-    from vtgate.perfstats import two_level_picks
+    from vtgate.perf.stats import two_level_picks
 
     groups = [0, 1, 2, 0, 1, 2, 0, 1]  # sizes 3, 3, 2
     picks = two_level_picks(groups, 500, np.random.default_rng(0))

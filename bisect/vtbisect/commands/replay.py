@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 import typer
-from vtgate.clirun import Interrupted
+from vtgate.cli.exits import Interrupted
 from vtgate.exitcodes import ExitCode
 from vtgate.output import say
 

@@ -21,24 +21,25 @@ from typing import Any
 
 import typer
 from filelock import FileLock, Timeout
-from vtgate.clirun import Interrupted
-from vtgate.commands.executor_options import (
+from vtgate.cli.commands.executor_options import (
     EXECUTOR_OPTION,
     OPTION_NAMES,
     RESOURCES_OPTION,
     SCHEDULER_OPTION,
     executor_settings,
 )
-from vtgate.executor import ExecutorError, ExecutorSettings
+from vtgate.cli.exits import Interrupted
 from vtgate.exitcodes import ExitCode
 from vtgate.output import console, problem, say, write_json
+from vtgate.run.executor import ExecutorError, ExecutorSettings
 
 from vtbisect.app import app
 from vtbisect.cache import Knobs, VerdictCache, default_cache_dir, thread_env, verdict_env
 from vtbisect.distributed import judging, stop_remote
-from vtbisect.driver import BisectError, Bisection, Options, Outcome
+from vtbisect.driver import Bisection
 from vtbisect.judgecmd import CommandError, resolve_command, resolve_gate_leaks
 from vtbisect.judges import CommandRunner, GateRunner, JudgeAbort, Runner, kill_children
+from vtbisect.records import BisectError, Options, Outcome
 from vtbisect.report import ProgressHandler, outcome_record, summary_lines, write_evidence
 from vtbisect.revisions import (
     GitError,
@@ -104,7 +105,7 @@ def _build_runner(
 
 def perf_gates(suite: Path, selected: tuple[str, ...]) -> frozenset[str]:
     """The selected gates of kind perf: each candidate is timed against GOOD's commit (docs/perf.md)."""
-    from vtgate.suite import load_suite
+    from vtgate.suite.load import load_suite
 
     return frozenset(spec.name for spec in load_suite(suite).gates if spec.kind == "perf" and spec.name in selected)
 

@@ -24,7 +24,7 @@ import importlib
 from collections.abc import Mapping
 from typing import Any, Literal, Protocol
 
-from vtgate.records import GateSpec, ProbeRef, ProbeRequest, Verdict
+from vtgate.suite.records import GateSpec, ProbeRef, ProbeRequest, Verdict
 
 PinSource = Literal["golden", "inline", "none"]
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from vtgate.errors import GateError
-from vtgate.records import GateSpec, ProbeRequest
+from vtgate.suite.records import GateSpec, ProbeRequest
 
 _MISSING = object()
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from vtgate.errors import GateError
 from vtgate.kinds._common import require
-from vtgate.records import Cases, GateSpec, Verdict
+from vtgate.suite.records import Cases, GateSpec, Verdict
 
 OPTION_KEYS = frozenset({"atol", "rtol", "top_k", "min_top_k_agree"})
 DEFAULT_TOP_K = 5

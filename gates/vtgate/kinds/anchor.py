@@ -20,7 +20,7 @@ from vtgate.kinds._common import (
     short,
     stream_digest,
 )
-from vtgate.records import Cases, GateSpec, ProbeRef, ProbeRequest, Verdict
+from vtgate.suite.records import Cases, GateSpec, ProbeRef, ProbeRequest, Verdict
 
 
 def _stream(observation: Mapping[str, Any], spec: GateSpec) -> tuple[list[int], str, Any]:

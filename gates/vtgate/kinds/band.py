@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from vtgate.kinds._common import base_request, is_missing, lookup, short
-from vtgate.records import Cases, GateSpec, ProbeRef, ProbeRequest, Verdict
+from vtgate.suite.records import Cases, GateSpec, ProbeRef, ProbeRequest, Verdict
 
 
 def _number(value: Any) -> bool:

@@ -11,7 +11,7 @@ from typing import Any
 
 from vtgate.errors import GateError
 from vtgate.kinds._common import PinlessKind, as_cases, base_request, is_missing, lookup, short
-from vtgate.records import Cases, GateSpec, ProbeRef, ProbeRequest, Verdict
+from vtgate.suite.records import Cases, GateSpec, ProbeRef, ProbeRequest, Verdict
 
 CONFIG_KEYS = {"args", "env"}
 

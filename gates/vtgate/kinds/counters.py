@@ -10,7 +10,7 @@ from typing import Any
 
 from vtgate.errors import GateError
 from vtgate.kinds._common import base_request, env_values, require, str_list
-from vtgate.records import Cases, GateSpec, ProbeRef, ProbeRequest, Verdict
+from vtgate.suite.records import Cases, GateSpec, ProbeRef, ProbeRequest, Verdict
 
 
 class CountersKind:

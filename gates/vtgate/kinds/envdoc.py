@@ -11,7 +11,7 @@ from typing import Any
 
 from vtgate.errors import GateError
 from vtgate.kinds._common import PinlessKind
-from vtgate.records import Cases, GateSpec, ProbeRef, ProbeRequest, Verdict
+from vtgate.suite.records import Cases, GateSpec, ProbeRef, ProbeRequest, Verdict
 
 FINDINGS = ("undocumented", "stale", "default_mismatch", "dynamic", "incomplete", "allowlist")
 

@@ -14,7 +14,7 @@ from typing import Any
 from vtgate.errors import GateError
 from vtgate.kinds import _logits
 from vtgate.kinds._common import base_request, first_divergence, require
-from vtgate.records import Cases, GateSpec, ProbeRef, ProbeRequest, Verdict
+from vtgate.suite.records import Cases, GateSpec, ProbeRef, ProbeRequest, Verdict
 
 MODES = ("strict", "floor", "teacher-forced", "logits")
 

@@ -21,7 +21,7 @@ from vtgate.kinds._common import (
     short,
     str_list,
 )
-from vtgate.records import Cases, GateSpec, ProbeRef, ProbeRequest, Verdict
+from vtgate.suite.records import Cases, GateSpec, ProbeRef, ProbeRequest, Verdict
 
 DEFAULT_COMPARE = ("tokens", "margins", "digests", "cases")
 

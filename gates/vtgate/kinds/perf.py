@@ -1,8 +1,8 @@
 """``perf``: a speed gate a noisy host cannot fool (docs/perf.md). The gate's probe is timed for a
 candidate (the gate's own env) and a declared reference (another arm of the same tree, or the same
-probe on a reference revision) in interleaved legs, run one at a time by ``vtgate.perflegs`` after a
+probe on a reference revision) in interleaved legs, run one at a time by ``vtgate.perf.legs`` after a
 quiet-host preflight each; the verdict is the speed ratio candidate/reference with a bootstrap
-interval (``vtgate.perfstats``), looked at after every block of ``rounds`` rounds (at most ``looks``
+interval (``vtgate.perf.stats``), looked at after every block of ``rounds`` rounds (at most ``looks``
 times, Bonferroni-corrected, within a time ``budget``): green when the interval clears ``min_ratio``,
 red when it lies below, and an error of kind ``inconclusive`` when it still straddles it at the end. Every leg's exact outputs (tokens, digests,
 counters) must equal the golden's, or the leg is rejected: a fast wrong answer never passes. A noisy
@@ -19,13 +19,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from vtgate.errors import ErrorKind, GateError
-from vtgate.hostcheck import policy_problems
 from vtgate.kinds._common import first_divergence, short, str_list
-from vtgate.perflegs import OUTPUT_FIELDS, PROCESS_MODES, paired_rounds
-from vtgate.perfstats import STATISTICS, Look, look_confidence, sequential_looks
-from vtgate.records import Cases, GateSpec, ProbeRef, ProbeRequest, Verdict
+from vtgate.perf.hostcheck import policy_problems
+from vtgate.perf.legs import OUTPUT_FIELDS, PROCESS_MODES, paired_rounds
+from vtgate.perf.stats import STATISTICS, Look, look_confidence, sequential_looks
+from vtgate.suite.records import Cases, GateSpec, ProbeRef, ProbeRequest, Verdict
 
-RUNNER = ProbeRef(callable="vtgate.perflegs:measure")
+RUNNER = ProbeRef(callable="vtgate.perf.legs:measure")
 LABEL = "legs"
 DEFAULTS = {"better": "higher", "confidence": 0.95, "rounds": 6, "looks": 4, "budget": 45.0, "workers": 3,
             "warmup": 1, "leg_timeout": 60.0, "statistic": "hodges-lehmann", "process": "warm"}
@@ -40,7 +40,7 @@ def _number(value: Any) -> bool:
 class PerfKind:
     name = "perf"
     pin_source = "golden"
-    opt_in = True  # selected only by --gate NAME or a -k expression naming 'perf' (vtgate.suite.select_gates)
+    opt_in = True  # selected only by --gate NAME or a -k expression naming 'perf' (vtgate.suite.load.select_gates)
     option_keys = frozenset({"metric", "better", "min_ratio", "confidence", "rounds", "looks", "budget", "workers",
                              "statistic", "warmup", "reference", "quiet", "compare", "leg_timeout", "fresh_process",
                              "process"})

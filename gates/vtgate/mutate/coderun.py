@@ -38,53 +38,44 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from vtgate.checkrun import GateResult, judge_check, plan_check, resolve_pins, shared_runs
-from vtgate.errors import GateError, SuiteError
-from vtgate.executor import ExecutorSettings
+from vtgate.errors import SuiteError
 from vtgate.exitcodes import ExitCode
-from vtgate.goldens import golden_files
 from vtgate.kinds import get_kind
 from vtgate.mutate.codemutants import OPERATORS, CodeMutant, ScopeError, generate, sample
 from vtgate.mutate.copies import PatchError, Scratch
-from vtgate.probes import AmbientEnv, ProbeKey, Progress, SharedRuns, expected_tree_hash, probe_environment
-from vtgate.proctree import ChildProcesses
-from vtgate.records import GateSpec, Suite
-from vtgate.suite import select_gates
-from vtgate.treehash import source_tree_hash
+from vtgate.mutate.judgecopy import (
+    DEFAULT_LEDGER,
+    ROOT_PLACEHOLDER,
+    CodeScope,
+    Status,
+    judge_copy,
+    same_observations,
+    tree_identity,
+)
+from vtgate.run.check import GateResult, judge_check, plan_check, resolve_pins, shared_runs
+from vtgate.run.execute import (
+    AmbientEnv,
+    ProbeKey,
+    Progress,
+    probe_environment,
+)
+from vtgate.run.executor import ExecutorSettings
+from vtgate.run.proctree import ChildProcesses
+from vtgate.suite.goldens import golden_files
+from vtgate.suite.load import select_gates
+from vtgate.suite.records import GateSpec, Suite
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-Status = Literal["killed", "killed-by-crash", "killed-by-timeout", "survived", "possibly-equivalent",
-                 "equivalent", "error"]
 KILLED: frozenset[str] = frozenset({"killed", "killed-by-crash", "killed-by-timeout"})
 CACHE_VERSION = 1
-DEFAULT_LEDGER = "goldens/mutations/equivalent.toml"
 CODE_KEYS = frozenset({"paths", "exclude", "include_functions", "exclude_functions", "operators", "equivalents",
                        "env"})
-ROOT_PLACEHOLDER = "{root}"
-
-
-@dataclass(frozen=True)
-class CodeScope:
-    """``[mutate.code]``: which code is mutated and by which operators."""
-
-    paths: tuple[str, ...]
-    exclude: tuple[str, ...] = ()
-    include_functions: tuple[str, ...] = ()
-    exclude_functions: tuple[str, ...] = ()
-    operators: tuple[str, ...] = OPERATORS
-    equivalents: str = DEFAULT_LEDGER
-    env: Mapping[str, str] = field(default_factory=dict)  # for mutant runs; "{root}" = the mutated copy
-
-    def env_for(self, root: Path) -> dict[str, str]:
-        return {name: value.replace(ROOT_PLACEHOLDER, str(root)) for name, value in self.env.items()}
-
-
 @dataclass(frozen=True)
 class MutantVerdict:
     mutant: CodeMutant
@@ -345,7 +336,7 @@ def _covered_lines(key: ProbeKey, root: Path, suite: Suite, ambient: AmbientEnv,
     data_file = folder / hashlib.sha256(repr(key).encode()).hexdigest()[:16]
     includes = [str((root / p).resolve() / "*") if (root / p).is_dir() else str((root / p).resolve()) for p in paths]
     argv = [sys.executable, "-m", "coverage", "run", f"--include={','.join(includes)}",
-            "-m", "vtgate.probe_entry", key.probe.callable, "--args", key.args_json]
+            "-m", "vtgate.run.child", key.probe.callable, "--args", key.args_json]
     env = probe_environment(key, root, suite.settings, ambient)
     env["COVERAGE_FILE"] = str(data_file)  # (not --data-file: coverage 7.2, the floor, predates it)
     scratch = folder / f"{data_file.name}.root"
@@ -424,70 +415,6 @@ def _survivor_cost(mutant: CodeMutant, green: Sequence[GateSpec], reach: Coverag
                    baseline: Mapping[str, GateResult]) -> float:
     """What judging ``mutant`` costs at most: the baseline seconds of every gate that reaches it."""
     return sum(baseline[spec.name].seconds for spec in green if _reaches(reach[spec.name], mutant))
-
-
-def _tree_identity(root: Path, suite: Suite, scope: CodeScope) -> str:
-    """The mutated tree in the cache key: ``[suite] source_tree``'s hash, or, without one, a hash of
-    every file under the mutated paths (so a suite without a source tree never reuses a stale verdict)."""
-    pinned = expected_tree_hash(root, suite.settings)
-    if pinned is not None:
-        return pinned
-    digest = hashlib.sha256()
-    for entry in scope.paths:
-        target = root / entry
-        if target.is_dir():
-            digest.update(entry.encode() + b"\0" + source_tree_hash(target).encode())
-        elif target.is_file():
-            digest.update(entry.encode() + b"\0" + hashlib.sha256(target.read_bytes()).hexdigest().encode())
-    return digest.hexdigest()
-
-
-def _comparable(observation: Mapping[str, Any] | None) -> Any:
-    """An observation without what always differs between trees (meta: hashes, versions, timings)."""
-    if observation is None:
-        return None
-    return {k: v for k, v in observation.items() if k not in ("meta", "timings", "seconds")}
-
-
-def _same_observations(results: Mapping[str, GateResult], baseline: Mapping[str, GateResult]) -> bool:
-    for name, result in results.items():
-        mine = {label: _comparable(o) for label, o in result.observations.items()}
-        theirs = {label: _comparable(o) for label, o in baseline[name].observations.items()}
-        if mine != theirs:
-            return False
-    return True
-
-
-def judge_copy(reaching: Sequence[GateSpec], suite: Suite, copy: Path, shared: SharedRuns,
-               pins: Mapping[str, Mapping[str, Any] | GateError], mutant_env: Mapping[str, str],
-               ran: list[str], results: dict[str, GateResult]) -> tuple[Status, str | None, str] | None:
-    """Run the reaching gates on a mutated copy, one at a time (fork servers answer its runs), until one
-    kills the mutant (its status, the gate and why) or all stay green (None). ``ran`` and ``results``
-    collect what ran. The same on this machine and on a Dask worker (``vtgate.mutate.remotemutants``)."""
-    shared.serve(copy)  # one warm fork server per probe module answers this copy's runs
-    try:
-        for spec in reaching:
-            ran.append(spec.name)
-            planned = plan_check([spec], suite, copy, shared, pins=pins, extra_env=mutant_env)
-            result = judge_check(planned, [spec], suite, shared, pins)[spec.name]
-            results[spec.name] = result
-            if result.status == "red":
-                return "killed", spec.name, result.summary
-            if result.status == "error":
-                kind = result.error_kind or ""
-                status: Status
-                if kind == "timeout":
-                    status = "killed-by-timeout"
-                elif kind == "artifact":  # the check names the changed artifact: a detection
-                    status = "killed"
-                elif kind in ("probe", "stale"):
-                    status = "killed-by-crash" if kind == "probe" else "error"
-                else:
-                    status = "error"
-                return status, spec.name, (result.error or "").splitlines()[0] if result.error else kind
-        return None
-    finally:
-        shared.release(copy)
 
 
 def run_code_mutants(
@@ -578,7 +505,7 @@ def run_code_mutants(
                 copy = scratch.patched_copy(root_path, f"m-{mutant.digest}", patch, mutant.ident)
             except PatchError as error:
                 return MutantVerdict(mutant, "error", (), None, f"does not apply: {error}", time.perf_counter() - t0)
-            tree = _tree_identity(copy, suite, scope)
+            tree = tree_identity(copy, suite, scope)
             key = hashlib.sha256(json.dumps([CACHE_VERSION, tree, mutant.diff,
                                              sorted(scope.env.items()),
                                              oracle, judge, sorted(s.name for s in green), use_coverage]
@@ -605,7 +532,7 @@ def run_code_mutants(
                 judged = judge_copy(reaching, suite, copy, shared, pins, scope.env_for(copy), ran, results)
             if judged is not None:
                 status, killed_by, detail = judged
-            if status == "survived" and results and _same_observations(results, baseline):
+            if status == "survived" and results and same_observations(results, baseline):
                 status = "possibly-equivalent"
                 detail = "no observation of any probe changed"
             verdict = MutantVerdict(mutant, status, tuple(ran), killed_by, detail, time.perf_counter() - t0,

@@ -23,7 +23,7 @@ from typing import Any
 from vtgate.kinds._common import as_cases, is_missing, lookup, short
 from vtgate.kinds.band import read_metric
 from vtgate.mutate.spec import Mutation, Outcome, PinOp
-from vtgate.records import GateSpec
+from vtgate.suite.records import GateSpec
 
 Path_ = tuple[str | int, ...]
 

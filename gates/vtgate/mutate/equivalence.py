@@ -33,11 +33,12 @@ from typing import Any
 
 from vtgate.kinds import get_kind
 from vtgate.mutate.codemutants import CodeMutant
-from vtgate.mutate.coderun import CodeReport, CodeScope, MutantVerdict, load_scope
+from vtgate.mutate.coderun import CodeReport, MutantVerdict, load_scope
 from vtgate.mutate.copies import PatchError, Scratch
-from vtgate.probes import ProbeKey, probe_environment
-from vtgate.proctree import ChildProcesses
-from vtgate.records import Suite
+from vtgate.mutate.judgecopy import CodeScope
+from vtgate.run.execute import ProbeKey, probe_environment
+from vtgate.run.proctree import ChildProcesses
+from vtgate.suite.records import Suite
 
 ENTRY = "vtgate.mutate.equivalence_entry"
 MAX_CAPTURES_PER_FUNCTION = 3  # probe runs whose recorded calls a function's inputs are drawn from

@@ -2,7 +2,7 @@
 env or from its patched copy, and every pin mutation and built-in control as a re-judgement of the
 baseline's observations (``evaluate_gate``, no probe run).
 
-Every check of the matrix goes through the probe layer (``vtgate.checkrun``): all probe runs go into
+Every check of the matrix goes through the probe layer (``vtgate.run.check``): all probe runs go into
 one ``SharedRuns`` pool of ``jobs`` workers keyed like ``vtgate check`` keys them (``ProbeKey``:
 probe, args, env, root), so a run two mutations need (or a mutation and the baseline: a gate whose
 env pin overrides the mutation's knob) runs once; ``plan_check`` / ``judge_check`` apply the same
@@ -19,7 +19,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from vtgate.checkrun import (
+from vtgate.errors import GateError, SuiteError
+from vtgate.exitcodes import ExitCode
+from vtgate.kinds._common import is_missing, lookup
+from vtgate.mutate.controls import PinChange, PinOpError, apply_change, compile_pin_op, controls_for
+from vtgate.mutate.copies import Scratch, patched_files
+from vtgate.mutate.spec import ANY_GATE, ArmsSource, Mutation, Outcome, load_declarations
+from vtgate.run.check import (
     GateResult,
     PlannedCheck,
     evaluate_gate,
@@ -28,15 +34,9 @@ from vtgate.checkrun import (
     resolve_pins,
     shared_runs,
 )
-from vtgate.errors import GateError, SuiteError
-from vtgate.exitcodes import ExitCode
-from vtgate.kinds._common import is_missing, lookup
-from vtgate.mutate.controls import PinChange, PinOpError, apply_change, compile_pin_op, controls_for
-from vtgate.mutate.copies import Scratch, patched_files
-from vtgate.mutate.spec import ANY_GATE, ArmsSource, Mutation, Outcome, load_declarations
-from vtgate.probes import ProbeKey, Progress, SharedRuns, interpreter
-from vtgate.records import GateSpec, ProbeRef, Suite
-from vtgate.suite import require_artifacts, select_gates
+from vtgate.run.execute import ProbeKey, Progress, SharedRuns, interpreter
+from vtgate.suite.load import require_artifacts, select_gates
+from vtgate.suite.records import GateSpec, ProbeRef, Suite
 
 Actual = Literal["red", "green", "error"]
 

@@ -31,7 +31,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vtgate.errors import GateError
-from vtgate.executor import (
+from vtgate.mutate.copies import PatchError, apply_patch, copy_tree, link_artifacts
+from vtgate.mutate.judgecopy import CodeScope, Status, judge_copy, tree_identity
+from vtgate.run.execute import AmbientEnv, SharedRuns
+from vtgate.run.executor import (
     DaskExecutor,
     ExecutorError,
     ExecutorSettings,
@@ -40,15 +43,12 @@ from vtgate.executor import (
     is_killed_worker,
     worker_cache,
 )
-from vtgate.goldens import golden_files
-from vtgate.mutate.copies import PatchError, apply_patch, copy_tree, link_artifacts
-from vtgate.probes import AmbientEnv, SharedRuns
-from vtgate.records import GateSpec, Suite
+from vtgate.suite.goldens import golden_files
+from vtgate.suite.records import GateSpec, Suite
 
 if TYPE_CHECKING:
-    from vtgate.checkrun import GateResult
     from vtgate.mutate.codemutants import CodeMutant
-    from vtgate.mutate.coderun import CodeScope, Status
+    from vtgate.run.check import GateResult
 
     Judged = tuple[Status, str | None, str] | None  # (status, killing gate, detail): what judge_copy returns
 
@@ -153,7 +153,6 @@ def judge_mutant_on_worker(task: MutantTask, base: bytes, oracle: bytes) -> Muta
     """Run on a Dask worker: unpack the base and the oracle (once), build the patched copy, check both
     trees' hashes against the client's, run the reaching gates (first red stops)."""
     import vtgate
-    from vtgate.mutate.coderun import _tree_identity, judge_copy
 
     who = current_worker()
     if vtgate.__version__ != task.vtgate:
@@ -163,7 +162,7 @@ def judge_mutant_on_worker(task: MutantTask, base: bytes, oracle: bytes) -> Muta
     base_dir = _unpacked(cache / "bases" / task.base, base)
     suite = rebased(task.suite, _unpacked(cache / "oracles" / task.oracle, oracle))
     if (str(base_dir), task.base_tree) not in _verified:
-        found = _tree_identity(base_dir, suite, task.scope)
+        found = tree_identity(base_dir, suite, task.scope)
         if found != task.base_tree:
             return MutantResult(who, "", refused=f"{who} unpacked a base tree hashing {found[:12]}, the client's "
                                 f"hashes {task.base_tree[:12]}; fix: clear the worker's cache folder "
@@ -176,7 +175,7 @@ def judge_mutant_on_worker(task: MutantTask, base: bytes, oracle: bytes) -> Muta
             _patched_copy(base_dir, copy, task.artifacts, task)
         except PatchError as error:
             return MutantResult(who, "", refused=f"{who}: {error}")
-        tree = _tree_identity(copy, suite, task.scope)
+        tree = tree_identity(copy, suite, task.scope)
         if tree != task.tree:
             return MutantResult(who, tree)  # the client refuses it, naming both hashes
         ambient = {} if task.ambient.isolated else dict(task.ambient.values)  # the caller's knobs reach the runs
@@ -207,7 +206,6 @@ def _tar(folder: Path, what: str, limit_mb: float, fix: str) -> Archive:
 def pack_base(root: Path, suite: Suite, scope: CodeScope, limit_mb: float) -> tuple[Archive, str, tuple[str, ...]]:
     """The tree under test as a mutant copy holds it (git's files, uncommitted edits included, and
     ``[suite] artifacts``), its tree hash, and the artifact paths in it."""
-    from vtgate.mutate.coderun import _tree_identity
 
     with tempfile.TemporaryDirectory(prefix="vtgate-dask-base-") as scratch:
         staged = Path(scratch) / "base"
@@ -217,7 +215,7 @@ def pack_base(root: Path, suite: Suite, scope: CodeScope, limit_mb: float) -> tu
         if suite.settings.artifacts:
             link_artifacts(root, suite.settings.artifacts, staged)
         artifacts = tuple(sorted({p.relative_to(staged).as_posix() for p in staged.rglob("*") if p.is_file()} - before))
-        tree = _tree_identity(staged, suite, scope)
+        tree = tree_identity(staged, suite, scope)
         archive = _tar(staged, f"the tree under test ({root}, with its [suite] artifacts)", limit_mb,
                        "raise the limit, or leave big untracked files out of the tree (.gitignore)")
     return archive, tree, artifacts

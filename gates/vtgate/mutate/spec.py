@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from vtgate.errors import SuiteError
-from vtgate.records import ProbeRef, Suite
-from vtgate.suite import NAME_PATTERN
+from vtgate.suite.load import NAME_PATTERN
+from vtgate.suite.records import ProbeRef, Suite
 
 MutationKind = Literal["env", "patch", "pin", "auto"]
 Outcome = Literal["red", "green"]

@@ -6,26 +6,26 @@ from pathlib import Path
 
 import typer
 
-from vtgate.app import app
-from vtgate.checkrun import run_check
-from vtgate.clirun import Interrupted
-from vtgate.commands.executor_options import (
+from vtgate.cli.app import app
+from vtgate.cli.commands.executor_options import (
     EXECUTOR_OPTION,
     RESOURCES_OPTION,
     SCHEDULER_OPTION,
     executor_settings,
 )
+from vtgate.cli.exits import Interrupted
+from vtgate.cli.progress import live_progress, progress_wanted
+from vtgate.cli.report import render_table, write_github, write_json_report, write_junit
 from vtgate.envdoc import EnvdocError
 from vtgate.envdoc.scan import discover, scan_all
 from vtgate.errors import SuiteError
-from vtgate.executor import ExecutorError
 from vtgate.exitcodes import ExitCode
 from vtgate.output import console, problem, say, write_json
-from vtgate.perflegs import WAIT_QUIET_ENV
-from vtgate.progress import live_progress, progress_wanted
-from vtgate.records import SuiteSettings
-from vtgate.report import render_table, write_github, write_json_report, write_junit
-from vtgate.suite import load_suite
+from vtgate.perf.legs import WAIT_QUIET_ENV
+from vtgate.run.check import run_check
+from vtgate.run.executor import ExecutorError
+from vtgate.suite.load import load_suite
+from vtgate.suite.records import SuiteSettings
 
 SUITE_OPTION = typer.Option(None, "--suite", help="Suite TOML (default: vtgate.toml or [tool.vtgate] in pyproject.toml).")
 ROOT_OPTION = typer.Option(None, "--root", help="Tree whose code is under test (default: the suite's project).")

@@ -1,6 +1,6 @@
-"""A warm probe process for perf legs: ``python -m vtgate.perfworker module:function`` calls the probe
+"""A warm probe process for perf legs: ``python -m vtgate.perf.worker module:function`` calls the probe
 once per line of JSON arguments on stdin and answers each with one line of observation JSON on
-stdout (the probe's own prints go to stderr, as in ``vtgate.probe_entry``), after a first line
+stdout (the probe's own prints go to stderr, as in ``vtgate.run.child``), after a first line
 ``"ready"`` once the probe is imported. The perf leg runner keeps a few per role (rotated over
 rounds), so a leg costs the probe call, not an interpreter start and imports; that is what lets a
 perf gate time enough interleaved rounds to decide in a minute (docs/perf.md)."""
@@ -32,7 +32,7 @@ def randomize_heap(rng: random.Random) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1 or ":" not in args[0]:
-        sys.stderr.write("usage: python -m vtgate.perfworker module:function\n")
+        sys.stderr.write("usage: python -m vtgate.perf.worker module:function\n")
         return 2
     module_name, _, function_name = args[0].partition(":")
     randomize_heap(random.Random(os.urandom(16)))

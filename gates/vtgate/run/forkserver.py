@@ -1,27 +1,27 @@
-"""A fork server for callable probes: ``python -m vtgate.forkserver MODULE`` imports the probe module
+"""A fork server for callable probes: ``python -m vtgate.run.forkserver MODULE`` imports the probe module
 once (NumPy, the engine under test, everything it imports) and then answers each run in a child
 forked from that warm state, so a run pays for the probe's own work, not for an interpreter start
 and the imports. vtgate mutate --code runs every probe of one mutated copy this way.
 
-Each child starts from the state right after the import, as a fresh ``python -m vtgate.probe_entry``
+Each child starts from the state right after the import, as a fresh ``python -m vtgate.run.child``
 would, with ``os.environ`` replaced by the run's exact environment; nothing one run does reaches the
 next. The import itself ran under the server's environment (the run's without its knobs), so it is
 traced: if the import read a variable (through ``os.environ``) whose value the run sets differently,
-that child does not use the warm state but ``exec``s a fresh ``vtgate.probe_entry`` under the run's
+that child does not use the warm state but ``exec``s a fresh ``vtgate.run.child`` under the run's
 environment. (A C extension calling ``getenv`` at import is not seen by the trace.)
 
 Protocol (line-delimited JSON, one run at a time, over the server's stdin/stdout, like
-``vtgate.workers``): vtgate writes ``{"probe": "module:function", "args": {...}, "env": {...}}``; the
+``vtgate.run.workers``): vtgate writes ``{"probe": "module:function", "args": {...}, "env": {...}}``; the
 server answers the observation, or ``{"vtgate_exit": STATUS}`` for a run that failed (``STATUS`` as
 a ``Popen.returncode``: negative for a signal; the traceback is on the server's stderr). The
 server exits when its stdin closes.
 
-A server need not pay for its interpreter and NumPy either: ``python -m vtgate.forkserver --zygote
+A server need not pay for its interpreter and NumPy either: ``python -m vtgate.run.forkserver --zygote
 SOCKET`` (the *zygote*, one per vtgate run and server environment) imports NumPy and vtgate's probe
-machinery, never the code under test, and forks each server on request (``vtgate.workers`` sends the
+machinery, never the code under test, and forks each server on request (``vtgate.run.workers`` sends the
 server's cwd, environment, module and its three pipe ends over the Unix socket). The forked server
 then imports the module under test itself, in the copy, exactly as a fresh ``python -m
-vtgate.forkserver MODULE`` would. It is only used when that is provably the same start: the server's
+vtgate.run.forkserver MODULE`` would. It is only used when that is provably the same start: the server's
 environment equals the zygote's but for ``PYTHONPATH`` (which its import did not read), no module the
 zygote imported is shadowed by a file on the server's new path entries, and every entry is absolute;
 otherwise the forked child ``exec``s the fresh server under the same pid and pipes."""
@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 ALL = "*"  # the import iterated over the whole environment
-PRELOAD = ("numpy", "vtgate.probe_entry")  # what the zygote imports: never the code under test
+PRELOAD = ("numpy", "vtgate.run.child")  # what the zygote imports: never the code under test
 PYTHONPATH = "PYTHONPATH"
 
 
@@ -90,17 +90,17 @@ def _differs(read: set[str], server_env: Mapping[str, str], run_env: Mapping[str
 
 def _child(probe: str, args: Mapping[str, Any], env: Mapping[str, str], result_fd: int, fresh: bool) -> int:
     """In the forked child: the run's environment, stdout to stderr, the observation to ``result_fd``."""
-    os.dup2(result_fd, 1)  # an exec'd probe_entry prints its observation on stdout
+    os.dup2(result_fd, 1)  # an exec'd vtgate.run.child prints its observation on stdout
     os.close(result_fd)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)  # like a fresh probe run: no stdin
     os.close(devnull)
     if fresh:
-        argv = [sys.executable, "-m", "vtgate.probe_entry", probe, "--args", json.dumps(args)]
+        argv = [sys.executable, "-m", "vtgate.run.child", probe, "--args", json.dumps(args)]
         os.execve(sys.executable, argv, dict(env))
     os.environ.clear()
     os.environ.update(env)
-    from vtgate.probe_entry import main
+    from vtgate.run.child import main
 
     return main([probe, "--args", json.dumps(args)])
 
@@ -156,7 +156,7 @@ def serve(module: str) -> int:
     server_env = dict(os.environ)
     with _EnvTrace() as trace:
         try:
-            importlib.import_module("vtgate.probe_entry")
+            importlib.import_module("vtgate.run.child")
             importlib.import_module(module)
         except BaseException:  # noqa: BLE001 - e.g. a mutant that breaks the import: every run reports it
             pass
@@ -225,7 +225,7 @@ def _become_server(request: Mapping[str, Any], fds: Sequence[int], zygote_env: M
     os.chdir(cwd)
     front = [os.getcwd(), *(env.get(PYTHONPATH, "").split(os.pathsep) if env.get(PYTHONPATH) else [])]
     if not same_start(zygote_env, read, env, front, _loaded_top_level()):
-        os.execve(sys.executable, [sys.executable, "-m", "vtgate.forkserver", module], env)
+        os.execve(sys.executable, [sys.executable, "-m", "vtgate.run.forkserver", module], env)
     os.environ.clear()
     os.environ.update(env)
     sys.path[:] = [*front, *sys.path[1:]]  # the zygote's own cwd entry (first) gives way to the server's

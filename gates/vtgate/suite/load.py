@@ -18,7 +18,7 @@ from typing import Any
 
 from vtgate.errors import SuiteError
 from vtgate.kinds import get_kind, kind_names
-from vtgate.records import DeliberateRed, GateSpec, ProbeRef, Suite, SuiteSettings
+from vtgate.suite.records import DeliberateRed, GateSpec, ProbeRef, Suite, SuiteSettings
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -13,8 +13,8 @@ from contextlib import contextmanager
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from vtgate.probes import Progress as ProgressCallback
-from vtgate.probes import ProgressUpdate
+from vtgate.run.execute import Progress as ProgressCallback
+from vtgate.run.execute import ProgressUpdate
 
 
 def in_ci() -> bool:

@@ -28,7 +28,7 @@ from vtgate.envdoc.doctable import DocRow, parse_docs
 from vtgate.envdoc.model import EnvdocError
 from vtgate.errors import SuiteError
 from vtgate.kinds import get_kind
-from vtgate.records import Suite
+from vtgate.suite.records import Suite
 
 SWITCHES = ({"0", "1"}, {"true", "false"}, {"on", "off"}, {"yes", "no"})
 SWITCH_MEANING = re.compile(r"(^|\W)[01]\s*(=|:)")

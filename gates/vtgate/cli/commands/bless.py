@@ -8,16 +8,16 @@ from pathlib import Path
 
 import typer
 
-from vtgate.app import app
-from vtgate.checkrun import measure_gates
-from vtgate.commands.check import ISOLATE_OPTION, ROOT_OPTION, SUITE_OPTION, config_error
+from vtgate.cli.app import app
+from vtgate.cli.commands.check import ISOLATE_OPTION, ROOT_OPTION, SUITE_OPTION, config_error
+from vtgate.cli.progress import live_progress, progress_wanted
 from vtgate.errors import GateError, SuiteError
 from vtgate.exitcodes import ExitCode
-from vtgate.goldens import blessed, display_path, load_golden, provenance, write_golden
 from vtgate.kinds import get_kind
 from vtgate.output import console, problem, say
-from vtgate.progress import live_progress, progress_wanted
-from vtgate.suite import load_suite, require_artifacts, select_gates
+from vtgate.run.check import measure_gates
+from vtgate.suite.goldens import blessed, display_path, load_golden, provenance, write_golden
+from vtgate.suite.load import load_suite, require_artifacts, select_gates
 
 
 @app.command()

@@ -17,9 +17,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from vtgate.executor import DaskExecutor, ExecutorSettings, current_worker
-from vtgate.probes import ProbeKey, ProbeResult, SharedRuns, expected_tree_hash, run_one
-from vtgate.records import SuiteSettings
+from vtgate.run.execute import ProbeKey, ProbeResult, SharedRuns, expected_tree_hash, run_one
+from vtgate.run.executor import DaskExecutor, ExecutorSettings, current_worker
+from vtgate.suite.records import SuiteSettings
 from vtgate.treehash import source_tree_hash
 
 POLL_SECONDS = 0.1

@@ -13,9 +13,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from vtgate.checkrun import CheckReport, GateResult
-from vtgate.goldens import display_path
 from vtgate.output import atomic_write_text, print_table, say, table_width, write_json
+from vtgate.run.check import CheckReport, GateResult
+from vtgate.suite.goldens import display_path
 
 STYLES = {
     "green": "green", "red": "bold red", "error": "bold magenta",

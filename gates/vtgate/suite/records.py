@@ -17,7 +17,7 @@ class ProbeRef:
 
     callable: str | None = None
     cmd: tuple[str, ...] | None = None
-    worker: bool = False  # a persistent command answering line-delimited JSON requests (vtgate.workers)
+    worker: bool = False  # a persistent command answering line-delimited JSON requests (vtgate.run.workers)
 
     def canonical(self) -> str:
         if self.callable is not None:

@@ -1,6 +1,6 @@
 """The probe layer's planning and judging half, and the check as an in-process API (the CLI is a thin
 layer over ``run_check``). One path for vtgate check, bless and mutate: ``plan_check`` turns gates
-into requests on the shared runs (``vtgate.probes.SharedRuns``) and records the tree's hash,
+into requests on the shared runs (``vtgate.run.execute.SharedRuns``) and records the tree's hash,
 ``collect_runs`` waits for them and applies the stale guard (the observation ran this tree's code, and
 the tree did not change while the probes ran), ``assemble_gate`` makes a failed run an error and lets
 the kind judge the rest, mapping deliberate reds. Observations stay on the report, per gate, so
@@ -16,11 +16,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from vtgate.errors import ErrorKind, GateError
-from vtgate.executor import ExecutorSettings
 from vtgate.exitcodes import ExitCode
-from vtgate.goldens import artifact_mismatch, golden_files, load_golden, pinned_artifacts
 from vtgate.kinds import get_kind
-from vtgate.probes import (
+from vtgate.run.execute import (
     AmbientEnv,
     ProbeKey,
     ProbeResult,
@@ -30,9 +28,11 @@ from vtgate.probes import (
     check_stale,
     expected_tree_hash,
 )
-from vtgate.records import Cases, GateSpec, ProbeRef, ProbeRequest, Suite, Verdict
-from vtgate.remoteruns import attached
-from vtgate.suite import artifact_digests, require_artifacts, select_gates
+from vtgate.run.executor import ExecutorSettings
+from vtgate.run.remote import attached
+from vtgate.suite.goldens import artifact_mismatch, golden_files, load_golden, pinned_artifacts
+from vtgate.suite.load import artifact_digests, require_artifacts, select_gates
+from vtgate.suite.records import Cases, GateSpec, ProbeRef, ProbeRequest, Suite, Verdict
 
 Status = Literal["green", "red", "error", "deliberate-red", "unexpected-green"]
 FAILING: frozenset[str] = frozenset({"red", "error", "unexpected-green"})

@@ -18,13 +18,13 @@ from pathlib import Path
 
 import typer
 
-from vtgate.app import app
+from vtgate.cli.app import app
 from vtgate.envdoc import EnvdocError
 from vtgate.envdoc.scan import discover, scan_all
 from vtgate.exitcodes import ExitCode
 from vtgate.output import problem, say
-from vtgate.probes import AmbientEnv, ProbeKey, run_one
-from vtgate.records import ProbeRef, ProbeRequest, SuiteSettings
+from vtgate.run.execute import AmbientEnv, ProbeKey, run_one
+from vtgate.suite.records import ProbeRef, ProbeRequest, SuiteSettings
 from vtgate.treehash import source_tree_hash
 
 PROBES_MODULE = "vtgate_probes"

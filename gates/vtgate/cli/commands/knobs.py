@@ -7,13 +7,13 @@ from pathlib import Path
 
 import typer
 
-from vtgate.app import app
-from vtgate.commands.check import ROOT_OPTION, SUITE_OPTION, config_error
+from vtgate.cli.app import app
+from vtgate.cli.commands.check import ROOT_OPTION, SUITE_OPTION, config_error
 from vtgate.errors import SuiteError
 from vtgate.exitcodes import ExitCode
-from vtgate.knobcoverage import knob_coverage
 from vtgate.output import say, write_json
-from vtgate.suite import load_suite
+from vtgate.suite.knobcoverage import knob_coverage
+from vtgate.suite.load import load_suite
 
 
 @app.command("knobs")

@@ -10,17 +10,17 @@ from types import FrameType
 
 import typer
 
-from vtgate.app import app
-from vtgate.clirun import Interrupted
-from vtgate.commands.check import ISOLATE_OPTION, ROOT_OPTION, SUITE_OPTION
-from vtgate.commands.executor_options import (
+from vtgate.cli.app import app
+from vtgate.cli.commands.check import ISOLATE_OPTION, ROOT_OPTION, SUITE_OPTION
+from vtgate.cli.commands.executor_options import (
     EXECUTOR_OPTION,
     RESOURCES_OPTION,
     SCHEDULER_OPTION,
     executor_settings,
 )
+from vtgate.cli.exits import Interrupted
+from vtgate.cli.progress import live_progress, progress_wanted
 from vtgate.errors import SuiteError
-from vtgate.executor import ExecutorError
 from vtgate.exitcodes import ExitCode
 from vtgate.mutate import ArmsError, PatchError, run_mutate
 from vtgate.mutate.codereport import render_code, write_code_json
@@ -28,8 +28,8 @@ from vtgate.mutate.coderun import run_code_mutants
 from vtgate.mutate.equivalence import apply_evidence, differential_check
 from vtgate.mutate.report import render, write_json_report
 from vtgate.output import console, problem, say
-from vtgate.progress import live_progress, progress_wanted
-from vtgate.suite import load_suite
+from vtgate.run.executor import ExecutorError
+from vtgate.suite.load import load_suite
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:

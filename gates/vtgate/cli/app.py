@@ -1,5 +1,5 @@
-"""The vtgate typer application. Each command lives in its own module under vtgate.commands and
-registers itself on ``app`` when vtgate.cli imports it."""
+"""The vtgate typer application. Each command lives in its own module under vtgate.cli.commands and
+registers itself on ``app`` when vtgate.cli.main imports it."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ timeout kills the worker's whole tree and the next run starts a fresh one; a wor
 answering is restarted and the run asked again once; closing stdin asks a
 worker to exit (``vtgate.probe.serve`` implements the worker side for a Python function).
 
-The fork servers of ``vtgate.forkserver`` are not started as fresh interpreters but forked by a
+The fork servers of ``vtgate.run.forkserver`` are not started as fresh interpreters but forked by a
 *zygote* (one per interpreter and server environment but ``PYTHONPATH``, started on first use), which
 has NumPy imported already; the forked server is driven exactly like a started one (its pipes, its
 own session, a whole-tree kill on timeout). Where the zygote cannot start (no ``os.fork``, no Unix
@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, cast
 
-from vtgate.proctree import ChildProcesses, kill_tree
+from vtgate.run.proctree import ChildProcesses, kill_tree
 
 STDERR_LINES = 20
 CLOSE_WAIT_SECONDS = 5.0
@@ -39,7 +39,7 @@ CLOSE_WAIT_SECONDS = 5.0
 WorkerKey = tuple[tuple[str, ...], tuple[tuple[str, str], ...], str]
 ZygoteKey = tuple[str, tuple[tuple[str, str], ...]]
 ZYGOTE_READY_SECONDS = 120.0
-FORKSERVER = ("-m", "vtgate.forkserver")
+FORKSERVER = ("-m", "vtgate.run.forkserver")
 
 
 class ForkedServer:
@@ -50,7 +50,7 @@ class ForkedServer:
     def __init__(self, pid: int, zygote_pid: int, status_file: Path, stdin: int, stdout: int, stderr: int) -> None:
         self.pid = pid
         self.zygote_pid = zygote_pid
-        self.args = ["vtgate.forkserver", str(pid)]
+        self.args = ["vtgate.run.forkserver", str(pid)]
         self.status_file = status_file
         self.stdin: IO[bytes] | None = os.fdopen(stdin, "wb")
         self.stdout: IO[bytes] | None = os.fdopen(stdout, "rb")
@@ -91,14 +91,14 @@ def _state(pid: int) -> str:
 
 
 class Zygote:
-    """``python -m vtgate.forkserver --zygote SOCKET`` under one environment: forks fork servers
+    """``python -m vtgate.run.forkserver --zygote SOCKET`` under one environment: forks fork servers
     (``spawn``) that start with NumPy imported."""
 
     def __init__(self, children: ChildProcesses, python: str, env: Mapping[str, str]) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="vtgate-zygote-"))
         self.socket_path = str(self.folder / "socket")
         self.lock = threading.Lock()
-        self.process = children.start([python, "-m", "vtgate.forkserver", "--zygote", self.socket_path],
+        self.process = children.start([python, "-m", "vtgate.run.forkserver", "--zygote", self.socket_path],
                                       cwd=self.folder, env=env, stdin=True)
         self.pipes = _Worker(self.process)
         try:
@@ -207,7 +207,7 @@ class Workers:
             timeout: float, request: bytes | None = None,
             spare: bool = False) -> tuple[Mapping[str, Any] | None, str | None, str, bool]:
         """One run: (observation, error, stderr tail, timed_out). ``request`` replaces the
-        ``{"args": ...}`` line (the fork server of ``vtgate.forkserver`` takes probe, args and env);
+        ``{"args": ...}`` line (the fork server of ``vtgate.run.forkserver`` takes probe, args and env);
         ``spare``: when every process of this key is busy, start another instead of waiting. A worker
         that dies before answering (a crash, not a timeout) is restarted and the run asked again, once."""
         key: WorkerKey = (tuple(argv), tuple(sorted(env.items())), str(root))

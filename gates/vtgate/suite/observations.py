@@ -1,5 +1,5 @@
 """The shape of an observation (docs/contracts.md#observations), checked where a probe callable hands
-one over (``vtgate.probe_entry``) so a wrong type is reported naming the field, not later as a
+one over (``vtgate.run.child``) so a wrong type is reported naming the field, not later as a
 confusing verdict. Every field is optional; a present one must have its documented type."""
 
 from __future__ import annotations

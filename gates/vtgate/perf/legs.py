@@ -1,8 +1,8 @@
-"""The leg runner of a perf gate: a probe callable (``vtgate.perflegs:measure``) that the probe layer
+"""The leg runner of a perf gate: a probe callable (``vtgate.perf.legs:measure``) that the probe layer
 runs in its own subprocess like any probe, and that runs the gate's legs one at a time, candidate and
 reference interleaved (warm-up pair, then A B, B A, A B, ...), each leg one call of the probe in one
-of a few warm processes of its role (``vtgate.perfworker``), or, as the gate chooses, in a process
-of its own forked from its role's fork server (``vtgate.forkserver``) or a fresh interpreter (always,
+of a few warm processes of its role (``vtgate.perf.worker``), or, as the gate chooses, in a process
+of its own forked from its role's fork server (``vtgate.run.forkserver``) or a fresh interpreter (always,
 for command probes), with the quiet-host preflight before every leg. Legs hold a host-wide lock while they run, so the perf
 gates of one check (which the probe layer runs side by side) or of two vtgate processes never time
 at the same moment. It records every leg (metric, exact outputs, stage
@@ -34,11 +34,11 @@ from typing import Any
 from filelock import FileLock
 
 from vtgate.errors import ErrorKind
-from vtgate.hostcheck import QuietPolicy, preflight
 from vtgate.kinds._common import is_missing, lookup
-from vtgate.perfstats import sequential_looks
-from vtgate.perfworker import PAD_ENV, READY
-from vtgate.probes import (
+from vtgate.perf.hostcheck import QuietPolicy, preflight
+from vtgate.perf.stats import sequential_looks
+from vtgate.perf.worker import PAD_ENV, READY
+from vtgate.run.execute import (
     AmbientEnv,
     ProbeKey,
     ProbeResult,
@@ -47,9 +47,9 @@ from vtgate.probes import (
     probe_environment,
     run_one,
 )
-from vtgate.proctree import ChildProcesses, kill_tree
-from vtgate.records import ProbeRef, ProbeRequest, SuiteSettings
-from vtgate.workers import Workers
+from vtgate.run.proctree import ChildProcesses, kill_tree
+from vtgate.run.workers import Workers
+from vtgate.suite.records import ProbeRef, ProbeRequest, SuiteSettings
 
 CACHE = Path(".vtgate-cache") / "perf-ref"
 WAIT_QUIET_ENV = "VTGATE_WAIT_QUIET"  # vtgate check --wait-quiet SECONDS reaches the leg runner here
@@ -138,7 +138,7 @@ def leg_order(rounds: int, warmup: int, workers: int = 1) -> list[tuple[str, int
 
 
 class WarmProbe:
-    """One role's warm probe process (``vtgate.perfworker``): a leg is one call of the probe in it, with
+    """One role's warm probe process (``vtgate.perf.worker``): a leg is one call of the probe in it, with
     the same env, cwd and PYTHONPATH a fresh probe run would get. Its stderr goes to a file, whose tail
     explains a crash."""
 
@@ -148,7 +148,7 @@ class WarmProbe:
         env = probe_environment(key, root, settings, AmbientEnv({}))
         env[PAD_ENV] = "x" * random.SystemRandom().randrange(0, 4096, 16)  # a random stack start, per process
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "vtgate.perfworker", key.probe.callable], cwd=root,
+            [sys.executable, "-m", "vtgate.perf.worker", key.probe.callable], cwd=root,
             env=env, stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=self.stderr, start_new_session=True)
         self._ready = False
@@ -258,9 +258,9 @@ def measure(probe: Mapping[str, Any], args: Mapping[str, Any], metric: str, cand
     role's fork server, so every leg starts from the state right after the probe module's import and
     nothing the probe keeps in its process is shared between legs; ``"fresh"``, a new interpreter. A
     command probe always runs as a fresh process per leg. The rounds come in blocks of ``rounds``: after each block the looks so far are judged
-    (``vtgate.perfstats.sequential_looks``, with ``min_ratio``) and the runner stops at the first look
+    (``vtgate.perf.stats.sequential_looks``, with ``min_ratio``) and the runner stops at the first look
     that decides, after ``looks`` blocks, or when another block would overrun ``budget`` seconds."""
-    from vtgate.suite import load_suite
+    from vtgate.suite.load import load_suite
 
     root = Path.cwd().resolve()
     suite_settings = load_suite(suite).settings

@@ -1,15 +1,15 @@
 """The probe layer's execution half, shared by vtgate check, bless, mutate (and through ``vtgate check
 --json -``, vtbisect's gate mode): each distinct run (``ProbeKey``: probe, args, env, root) runs once
-in a pool of ``jobs`` workers (``SharedRuns``), each in its own subprocess (``vtgate.proctree``: own
+in a pool of ``jobs`` workers (``SharedRuns``), each in its own subprocess (``vtgate.run.proctree``: own
 session, whole tree killed on timeout or interruption; a ``worker = true`` probe is answered by one
-persistent process per command, env and root instead, ``vtgate.workers``), under the probe
+persistent process per command, env and root instead, ``vtgate.run.workers``), under the probe
 interpreter (``[suite] python`` or vtgate's own, ``{python}`` in a command) with the env pin applied exactly as a user
 would set it, ``PYTHONPATH`` pointing at the code under test and cwd = root. The pool reports to one
 progress callback and records which ambient knobs of the caller's shell reached each run
 (``AmbientEnv``; ``--isolate-env`` withholds them). A crash, a timeout, or output that is not one
 JSON object becomes an error carrying the probe's stderr tail; the stale guard (docs/contracts.md
 section 3) turns an observation of the wrong code, or of a tree that changed during the run, into an
-error of kind "stale". Planning gates into runs and judging them is ``vtgate.checkrun``."""
+error of kind "stale". Planning gates into runs and judging them is ``vtgate.run.check``."""
 
 from __future__ import annotations
 
@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from vtgate.errors import ErrorKind
-from vtgate.proctree import ChildProcesses
-from vtgate.records import ProbeRef, ProbeRequest, SuiteSettings
+from vtgate.run.proctree import ChildProcesses
+from vtgate.run.workers import Workers
+from vtgate.suite.records import ProbeRef, ProbeRequest, SuiteSettings
 from vtgate.treehash import source_tree_hash
-from vtgate.workers import Workers
 
 STDERR_TAIL_LINES = 20
 
@@ -110,7 +110,7 @@ def _argv(key: ProbeKey, settings: SuiteSettings) -> list[str]:
     an argument) is replaced by that interpreter's path."""
     python = interpreter(settings)
     if key.probe.callable is not None:
-        return [python, "-m", "vtgate.probe_entry", key.probe.callable, "--args", key.args_json]
+        return [python, "-m", "vtgate.run.child", key.probe.callable, "--args", key.args_json]
     return [part.replace(PYTHON_PLACEHOLDER, python) for part in key.probe.cmd or ()]
 
 
@@ -130,7 +130,7 @@ def probe_environment(key: ProbeKey, root: Path, settings: SuiteSettings,
     if env.get("PYTHONPATH"):
         entries.append(env["PYTHONPATH"])
     if settings.python and key.probe.callable is not None:
-        entries.append(str(Path(__file__).resolve().parent.parent))  # vtgate.probe_entry for another interpreter
+        entries.append(str(Path(__file__).resolve().parent.parent))  # vtgate.run.child for another interpreter
     if entries:
         env["PYTHONPATH"] = os.pathsep.join(entries)
     env.setdefault("PYTHONHASHSEED", "0")
@@ -176,7 +176,7 @@ def _exit_message(key: ProbeKey, status: int) -> str:
 
 def _run_in_server(key: ProbeKey, root: Path, settings: SuiteSettings, timeout: float, workers: Workers,
                    ambient: AmbientEnv | None) -> ProbeResult:
-    """One callable run answered by a child of the fork server (``vtgate.forkserver``) of (probe
+    """One callable run answered by a child of the fork server (``vtgate.run.forkserver``) of (probe
     module, root): the server runs under the run's environment without its own knobs (the run's env,
     the suite's ambient knob names), so the runs of one root under different knobs share it, and each
     child gets the run's exact environment."""
@@ -186,7 +186,7 @@ def _run_in_server(key: ProbeKey, root: Path, settings: SuiteSettings, timeout: 
     knobs = set(dict(key.env)) | set(ambient.values if ambient is not None else ())
     server_env = {name: value for name, value in env.items() if name not in knobs}
     module = key.probe.callable.partition(":")[0]
-    argv = [interpreter(settings), "-m", "vtgate.forkserver", module]
+    argv = [interpreter(settings), "-m", "vtgate.run.forkserver", module]
     request = json.dumps({"probe": key.probe.callable, "args": json.loads(key.args_json), "env": env}).encode("utf-8")
     try:
         observation, error, tail, timed_out = workers.ask(argv, server_env, root, key.args_json, timeout, request, spare=True)
@@ -276,7 +276,7 @@ class SharedRuns:
         self.current = ""
         self._progress = progress
         self._lock = threading.Lock()
-        self.remote: Any = None  # vtgate.remoteruns.RemoteRuns: the runs go to a Dask cluster instead
+        self.remote: Any = None  # vtgate.run.remote.RemoteRuns: the runs go to a Dask cluster instead
 
     def request(self, key: ProbeKey, timeout: float, gate: str = "") -> Future[ProbeResult]:
         """The future result of ``key``, submitting it unless an earlier request already did."""
@@ -293,7 +293,7 @@ class SharedRuns:
                        workers=self.workers)
 
     def serve(self, root: Path) -> None:
-        """From now on, callable runs under ``root`` are answered by fork servers (``vtgate.forkserver``)
+        """From now on, callable runs under ``root`` are answered by fork servers (``vtgate.run.forkserver``)
         started in that root, one per probe module, until :meth:`release` (where there is no
         ``os.fork``, runs stay in fresh interpreters)."""
         if hasattr(os, "fork"):

@@ -1,5 +1,5 @@
 """Run one probe callable in this (fresh) process and print its observation as JSON on stdout:
-``python -m vtgate.probe_entry module:function --args JSON``. Anything the probe itself prints
+``python -m vtgate.run.child module:function --args JSON``. Anything the probe itself prints
 (Python or C level) goes to stderr, so stdout carries exactly one JSON document."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ import json
 import os
 import sys
 
-from vtgate.observations import observation_problems
+from vtgate.suite.observations import observation_problems
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vtgate.probe_entry")
+    parser = argparse.ArgumentParser(prog="python -m vtgate.run.child")
     parser.add_argument("probe", help="module:function")
     parser.add_argument("--args", default="{}", help="JSON object of keyword arguments")
     options = parser.parse_args(argv)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from vtgate.executor import ExecutorSettings, environment_settings, project_table, resolve_settings
+from vtgate.run.executor import ExecutorSettings, environment_settings, project_table, resolve_settings
 
 EXECUTOR_OPTION = typer.Option(None, "--executor", help="local (default: this machine) or dask "
                                "(docs/distributed.md); default $VT_EXECUTOR, else [tool.vtgate.executor].")

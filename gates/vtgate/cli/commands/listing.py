@@ -7,14 +7,14 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from vtgate.app import app
-from vtgate.commands.check import ROOT_OPTION, SUITE_OPTION, config_error
+from vtgate.cli.app import app
+from vtgate.cli.commands.check import ROOT_OPTION, SUITE_OPTION, config_error
 from vtgate.errors import SuiteError
-from vtgate.goldens import display_path
 from vtgate.kinds import get_kind
 from vtgate.output import console, print_table, say, table_width
-from vtgate.records import GateSpec
-from vtgate.suite import load_suite, select_gates
+from vtgate.suite.goldens import display_path
+from vtgate.suite.load import load_suite, select_gates
+from vtgate.suite.records import GateSpec
 
 COLUMNS = ("gate", "kind", "tier", "probe", "pin", "env pin", "line")
 

@@ -13,7 +13,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from vtgate.app import app
+from vtgate.cli.app import app
 from vtgate.envdoc import EnvdocConfig, EnvdocError, EnvdocNothingToCheck, EnvdocReport, run_envdoc
 from vtgate.exitcodes import ExitCode
 from vtgate.output import console, write_json
