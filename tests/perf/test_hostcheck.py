@@ -174,9 +174,12 @@ def wait_until_busy(pid: int) -> None:
 def children():
     started: list[subprocess.Popen] = []
     yield started
-    for process in started:
-        with contextlib.suppress(OSError):
-            os.killpg(process.pid, signal.SIGKILL)
+    for process in started:  # with their descendants, which may have sessions of their own
+        with contextlib.suppress(psutil.Error):
+            for descendant in psutil.Process(process.pid).children(recursive=True):
+                with contextlib.suppress(psutil.Error):
+                    descendant.kill()
+        process.kill()
         process.wait(timeout=30)
 
 

@@ -337,6 +337,7 @@ def _measured(looks: list[Look], options: Mapping[str, Any], legs: list[Mapping[
         "reference": dict(record.get("reference", {})),
         "values": [{"leg": leg["index"], "role": leg["role"], "round": leg.get("round"), "value": leg.get("value"),
                     "worker": leg.get("worker"), "load_per_core": leg.get("host", {}).get("load_per_core"),
-                    "other_cpu_per_core": leg.get("host", {}).get("other_cpu_per_core")}
+                    "other_cpu_per_core": leg.get("host", {}).get("other_cpu_per_core"),
+                    "own_processes": leg.get("host", {}).get("own_processes")}
                    for leg in legs],
     }
