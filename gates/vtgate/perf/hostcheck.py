@@ -170,37 +170,52 @@ def _governors() -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
-def own_tree(root: int | None = None) -> tuple[set[int], set[int]]:
-    """The gate's own processes: (``root``, default this process, with all its descendants; those plus
-    this process and its ancestors, whose own CPU is the gate's too, never their other children's)."""
-    me = psutil.Process()
-    tree = {me.pid} if root is None else set()
-    try:
-        top = me if root is None else psutil.Process(root)
-        tree.add(top.pid)
-        tree.update(p.pid for p in top.children(recursive=True))
-    except psutil.Error:
-        pass
-    family = tree | {me.pid}
-    with contextlib.suppress(psutil.Error):
-        family.update(p.pid for p in me.parents())
-    return tree, family
+@dataclass(frozen=True)
+class Seen:
+    """One process in a reading."""
+
+    name: str
+    cpu: float  # CPU seconds (user + system) so far
+    ppid: int
+    zombie: bool
 
 
-Snapshot = dict[tuple[int, float], tuple[str, float]]  # (pid, create time) -> (name, CPU seconds)
+Snapshot = dict[tuple[int, float], Seen]  # (pid, create time) -> what was read of it
 
 
 def _snapshot() -> tuple[float, float, Snapshot]:
-    """(monotonic, epoch, every process's name and CPU seconds so far); processes that cannot be read
-    (gone, zombies, another user's where denied) are left out."""
+    """(monotonic, epoch, every process as read in one pass over /proc); processes that cannot be read
+    (gone, another user's where denied) are left out."""
     taken: Snapshot = {}
-    for process in psutil.process_iter(["name", "cpu_times", "create_time"]):
+    for process in psutil.process_iter(["name", "cpu_times", "create_time", "ppid", "status"]):
         info = process.info
-        times, created = info.get("cpu_times"), info.get("create_time")
-        if times is None or created is None:
+        times, created, ppid = info.get("cpu_times"), info.get("create_time"), info.get("ppid")
+        if times is None or created is None or ppid is None:
             continue
-        taken[(process.pid, created)] = (info.get("name") or "?", times.user + times.system)
+        taken[(process.pid, created)] = Seen(info.get("name") or "?", times.user + times.system, ppid,
+                                             info.get("status") == psutil.STATUS_ZOMBIE)
     return time.monotonic(), time.time(), taken
+
+
+def own_tree(snapshot: Snapshot, root: int | None = None) -> tuple[set[int], set[int]]:
+    """The gate's own processes in ``snapshot``: (``root``, default this process, with all its
+    descendants; those plus this process and its ancestors, whose own CPU is the gate's too, never
+    their other children's). A new session does not change a process's parent, so it stays in."""
+    me = os.getpid()
+    children: dict[int, list[int]] = {}
+    for (pid, _), seen in snapshot.items():
+        children.setdefault(seen.ppid, []).append(pid)
+    tree = {me if root is None else root}
+    todo = list(tree)
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in tree:
+                tree.add(child)
+                todo.append(child)
+    family = tree | {me}
+    with contextlib.suppress(psutil.Error):
+        family.update(p.pid for p in psutil.Process(me).parents())
+    return tree, family
 
 
 def _cmdline(pid: int) -> str:
@@ -237,27 +252,24 @@ class CpuSampler:
             self.sleep(remaining)
         now = _snapshot()
         self._last = now
-        tree, family = own_tree(self.root)
+        tree, family = own_tree(now[2], self.root)
         seconds = max(now[0] - base[0], 1e-6)
         others = []
-        for (pid, created), (name, cpu) in now[2].items():
+        wanted = set(competing)
+        counts: dict[str, int] = {}
+        for (pid, created), seen in now[2].items():
             if pid in family:
                 continue
+            if seen.name in wanted and not seen.zombie:
+                counts[seen.name] = counts.get(seen.name, 0) + 1
             before = base[2].get((pid, created))
             if before is None and created < base[1] - 1.0:
                 continue  # there before the window but not read then: its share is unknown
-            used = cpu - (before[1] if before else 0.0)
+            used = seen.cpu - (before.cpu if before else 0.0)
             if used > 0:
-                others.append(OtherProcess(pid, name, used / seconds))
+                others.append(OtherProcess(pid, seen.name, used / seconds))
         others.sort(key=lambda process: -process.cpu)
         others = [replace(p, cmdline=_cmdline(p.pid)) if p.cpu >= NAMED_SHARE else p for p in others]
-        wanted = set(competing)
-        counts: dict[str, int] = {}
-        if wanted:
-            for process in psutil.process_iter(["name", "status"]):
-                name = process.info.get("name")
-                if name in wanted and process.pid not in family and process.info.get("status") != psutil.STATUS_ZOMBIE:
-                    counts[name] = counts.get(name, 0) + 1
         return HostState(
             at=now[1], cores=os.cpu_count() or 1, load1=os.getloadavg()[0],
             available_mb=psutil.virtual_memory().available / 2**20,
@@ -269,7 +281,7 @@ class CpuSampler:
 def read_host_state(competing: Collection[str] = (), root: int | None = None, window: float = WINDOW_SECONDS) -> HostState:
     """The host over a fresh window of ``window`` seconds. Competing processes match by exact executable
     name only (``Process.name()``), so a name can never match the command line of the process that looks
-    for it; zombies (which use no CPU) and the gate's own tree (``own_tree(root)``) never count."""
+    for it; zombies (which use no CPU) and the gate's own tree (``own_tree``) never count."""
     return CpuSampler(root, window=window).read(competing)
 
 
