@@ -30,6 +30,7 @@ from vtgate.perf.hostcheck import (
     preflight,
     read_host_state,
 )
+from vtgate.perf.legs import peer_runners
 
 BUSY = "while True: pass"
 
@@ -241,3 +242,27 @@ def test_waiting_for_a_quiet_host_returns_once_the_busy_process_has_ended(orphan
     assert result.noisy == ()
     assert any(reading.others for reading in readings)  # it was noisy, and waited
     assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+
+
+def test_the_trees_of_other_perf_leg_runners_are_peers_not_noise(orphans):
+    """Two perf gates of one check run side by side: one runner's warm processes starting up while the
+    other times must not make it refuse (their legs never time at once: the host-wide leg lock)."""
+    runner = detached(sys.executable, "-c", "import time\nfrom vtgate.perf.legs import register_runner\n"
+                      f"register_runner()\nimport subprocess, sys\nsubprocess.Popen([sys.executable, '-c', {BUSY!r}])\n"
+                      "time.sleep(120)")
+    orphans.append(runner)
+    deadline = time.monotonic() + 60
+    while not (runner in peer_runners() and psutil.Process(runner).children()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    (warm,) = psutil.Process(runner).children()
+    orphans.append(warm.pid)
+    wait_until_busy(warm.pid)
+    assert warm.pid in {p.pid for p in CpuSampler(window=0.5).read().others}  # planted: no peers, it counts
+    assert warm.pid not in {p.pid for p in CpuSampler(window=0.5, peers=peer_runners).read().others}
+    os.kill(warm.pid, signal.SIGKILL)
+    os.kill(runner, signal.SIGKILL)  # killed: it never unregisters, and is ignored once gone
+    deadline = time.monotonic() + 60
+    while psutil.pid_exists(runner) and psutil.Process(runner).status() != psutil.STATUS_ZOMBIE \
+            and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert runner not in peer_runners() or psutil.Process(runner).status() == psutil.STATUS_ZOMBIE

@@ -197,22 +197,28 @@ def _snapshot() -> tuple[float, float, Snapshot]:
     return time.monotonic(), time.time(), taken
 
 
-def own_tree(snapshot: Snapshot, root: int | None = None) -> tuple[set[int], set[int]]:
+def _descendants(children: Mapping[int, list[int]], roots: Collection[int]) -> set[int]:
+    found = set(roots)
+    todo = list(found)
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def own_tree(snapshot: Snapshot, root: int | None = None, peers: Collection[int] = ()) -> tuple[set[int], set[int]]:
     """The gate's own processes in ``snapshot``: (``root``, default this process, with all its
     descendants; those plus this process and its ancestors, whose own CPU is the gate's too, never
-    their other children's). A new session does not change a process's parent, so it stays in."""
+    their other children's, plus the trees of ``peers``, other perf leg runners whose legs never time
+    at once with ours). A new session does not change a process's parent, so it stays in."""
     me = os.getpid()
     children: dict[int, list[int]] = {}
     for (pid, _), seen in snapshot.items():
         children.setdefault(seen.ppid, []).append(pid)
-    tree = {me if root is None else root}
-    todo = list(tree)
-    while todo:
-        for child in children.get(todo.pop(), ()):
-            if child not in tree:
-                tree.add(child)
-                todo.append(child)
-    family = tree | {me}
+    tree = _descendants(children, {me if root is None else root})
+    family = tree | {me} | _descendants(children, peers)
     with contextlib.suppress(psutil.Error):
         family.update(p.pid for p in psutil.Process(me).parents())
     return tree, family
@@ -229,11 +235,13 @@ class CpuSampler:
     """Reads the host, measuring the CPU other processes used since the previous reading (the window),
     at least ``window`` seconds long: a reading younger than that is waited out, one older than
     ``max_age`` (or ``forget``-ed) is replaced by a fresh one first. ``root`` is the gate's own tree
-    (default: the process that reads)."""
+    (default: the process that reads); ``peers`` says which other processes' trees are not noise either
+    (the other perf leg runners, ``vtgate.perf.legs.peer_runners``)."""
 
     def __init__(self, root: int | None = None, *, window: float = WINDOW_SECONDS, max_age: float = MAX_AGE_SECONDS,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep, peers: Callable[[], Collection[int]] = tuple) -> None:
         self.root = root
+        self.peers = peers
         self.window = window
         self.max_age = max_age
         self.sleep = sleep
@@ -252,7 +260,7 @@ class CpuSampler:
             self.sleep(remaining)
         now = _snapshot()
         self._last = now
-        tree, family = own_tree(now[2], self.root)
+        tree, family = own_tree(now[2], self.root, self.peers())
         seconds = max(now[0] - base[0], 1e-6)
         others = []
         wanted = set(competing)

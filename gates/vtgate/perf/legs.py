@@ -33,6 +33,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import psutil
 from filelock import FileLock
 
 from vtgate.errors import ErrorKind
@@ -62,6 +63,7 @@ ROLES = ("candidate", "reference")
 PROCESS_MODES = ("fork", "warm", "fresh")  # how a leg's process comes to be (docs/perf.md, "How a gate runs")
 LEG_LOCK = str(Path(tempfile.gettempdir()) / "vtgate-perf-legs.lock")
 LEG_HOLDER = LEG_LOCK + ".last"  # which leg runner held the lock last (written under it)
+RUNNERS = Path(tempfile.gettempdir()) / "vtgate-perf-runners"  # one file per live leg runner: pid, start time
 
 
 def _last_leg_holder() -> str:
@@ -76,6 +78,58 @@ def _mark_leg_holder(token: str) -> None:
     CPU window afresh instead of counting that runner's legs as another process's load."""
     with contextlib.suppress(OSError):
         Path(LEG_HOLDER).write_text(token, encoding="utf-8")
+
+
+def _start_time(pid: int) -> float | None:
+    try:
+        return psutil.Process(pid).create_time()
+    except psutil.Error:
+        return None
+
+
+def register_runner() -> Path | None:
+    """Say that this process is a perf leg runner (until ``unregister_runner``): the preflight of every
+    other runner on this host (of this check, or of another vtgate process) counts this runner's tree,
+    with its warm processes starting up, as a peer's, not as another process's load. Their legs never
+    time at once anyway (the host-wide leg lock)."""
+    started = _start_time(os.getpid())
+    try:
+        RUNNERS.mkdir(mode=0o1777, exist_ok=True)
+        entry = RUNNERS / str(os.getpid())
+        entry.write_text(repr(started), encoding="ascii")
+    except OSError:
+        return None
+    return entry
+
+
+def unregister_runner(entry: Path | None) -> None:
+    if entry is not None:
+        with contextlib.suppress(OSError):
+            entry.unlink()
+
+
+def peer_runners() -> list[int]:
+    """The pids of the other live perf leg runners on this host (an entry whose process is gone, or is
+    another process by now, is ignored)."""
+    try:
+        entries = list(RUNNERS.iterdir())
+    except OSError:
+        return []
+    found = []
+    for entry in entries:
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            recorded = float(entry.read_text(encoding="ascii"))
+        except (OSError, ValueError):
+            continue
+        started = _start_time(int(entry.name))
+        if started is not None and abs(started - recorded) < 0.01:
+            found.append(int(entry.name))
+        elif started is None:  # a runner killed before it could say it ended
+            with contextlib.suppress(OSError):
+                entry.unlink()
+    return found
 
 
 class ReferenceError(Exception):
@@ -314,7 +368,7 @@ def measure(probe: Mapping[str, Any], args: Mapping[str, Any], metric: str, cand
     servers = Workers(children)  # the fork servers of mode "fork", one per role, started by the first leg
     warm: dict[tuple[str, int], WarmProbe] = {}
     state = {"waited": 0.0}
-    sampler = CpuSampler()  # this runner's tree (warm processes, fork servers, legs) is never "other"
+    sampler = CpuSampler(peers=peer_runners)  # this runner's tree (warm processes, fork servers, legs) is never "other"
     lock_token = f"{os.getpid()} {time.time_ns()}"
 
     def run_leg(role: str, number: int | None, worker: int) -> bool:
@@ -376,6 +430,7 @@ def measure(probe: Mapping[str, Any], args: Mapping[str, Any], metric: str, cand
             warm_process.wait_ready(leg_timeout)
 
     started = time.monotonic()
+    registered = register_runner()
     try:
         going = True
         for look in range(1, looks + 1):
@@ -413,6 +468,7 @@ def measure(probe: Mapping[str, Any], args: Mapping[str, Any], metric: str, cand
             warm_process.close()
         servers.close()
         children.kill_all()
+        unregister_runner(registered)
     if hashes["candidate"] is not None:  # the stale guard of the probe layer checks the runner's tree too
         record["meta"] = {"source_tree_hash": hashes["candidate"]}
     record["waited_for_quiet"] = round(state["waited"], 2)
