@@ -390,5 +390,6 @@ def perf_evidence(gate: str, entry: Mapping[str, Any], verdict: Verdict) -> str:
     for value in measured.get("values") or []:
         when = "warm-up" if value.get("round") is None else f"round {value['round'] + 1}"
         lines.append(f"leg {value.get('leg')}: {value.get('role')} {when} worker {value.get('worker')} "
-                     f"value {value.get('value')} load/core {value.get('load_per_core')}")
+                     f"value {value.get('value')} load/core {value.get('load_per_core')} "
+                     f"other CPU/core {value.get('other_cpu_per_core')}")
     return "\n".join(lines) + "\n"
