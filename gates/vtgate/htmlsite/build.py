@@ -51,6 +51,19 @@ def current_run(paths: Sequence[Path], validator: Validator, commit: str | None,
     return Run(reports, commit, now_utc(), "the reports given")
 
 
+def code_root(code: dict[str, Any] | None) -> Path | None:
+    """The tree a --code run mutated: the folder above its ledger that holds the mutated files (the
+    report names files relative to it), else the current directory when it holds them."""
+    if code is None or not code.get("mutants"):
+        return None
+    first = code["mutants"][0]["file"]
+    ledger = Path(code.get("ledger") or ".").resolve()
+    for folder in [*ledger.parents, Path.cwd()]:
+        if (folder / first).is_file():
+            return folder
+    return None
+
+
 def source_of(root: Path | None, path: str) -> str | None:
     if root is None:
         return None
@@ -79,8 +92,8 @@ def build_site(out: Path, paths: Sequence[Path], *, history: Path | None = None,
                                "JSON reports (vtgate report --html OUT check.json ...) or a --history folder "
                                "with runs")
     run = run or runs[-1]
-    if root is None and run.reports.root:
-        root = Path(run.reports.root)
+    if root is None:
+        root = Path(run.reports.root) if run.reports.root else code_root(run.reports.code)
     prepare_out(out)
     written: list[Path] = []
 

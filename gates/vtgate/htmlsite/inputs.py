@@ -86,9 +86,9 @@ class Validator:
                     f"cannot read the JSON Schema {path} ({error}); fix: run from a vtgate checkout, or name "
                     "the folder of the schemas with --schemas DIR") from error
         validator = jsonschema.Draft202012Validator(self._cache[kind])
-        errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
+        errors = list(validator.iter_errors(data))
         if errors:
-            first = errors[0]
+            first = jsonschema.exceptions.best_match(errors)  # the deepest cause, inside oneOf too
             where = "/".join(str(p) for p in first.absolute_path) or "(top level)"
             raise ReportInputError(
                 f"{source}: not a valid {KIND_NAMES[kind]} report (docs/schemas/{SCHEMA_FILES[kind]}): "
