@@ -74,14 +74,13 @@ def sample(name: str) -> Any:
     return json.loads((DATA / name).read_text(encoding="utf-8").replace(PLACEHOLDER, str(REPO)))
 
 
-@pytest.fixture
-def samples(tmp_path: Path) -> SimpleNamespace:
-    """The sample reports as files in tmp_path (the bisection's repository rebuilt there), and a
+def make_samples(base: Path) -> SimpleNamespace:
+    """The sample reports as files under ``base`` (the bisection's repository rebuilt there), and a
     ``write(name, data)`` to add an edited one."""
-    repo = make_bisect_repo(tmp_path / "history")
+    repo = make_bisect_repo(base / "history")
     bisect = sample("bisect.json")
     bisect["recipe"]["repo"] = str(repo)
-    files = tmp_path / "reports"
+    files = base / "reports"
     files.mkdir()
 
     def write(name: str, data: Any) -> Path:
@@ -94,6 +93,23 @@ def samples(tmp_path: Path) -> SimpleNamespace:
         code=write("code.json", sample("mutate-code.json")), envdoc=write("envdoc.json", sample("envdoc.json")),
         bisect=write("bisect.json", bisect), repo=repo, write=write, load=sample,
     )
+
+
+@pytest.fixture
+def samples(tmp_path: Path) -> SimpleNamespace:
+    return make_samples(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def sample_site(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
+    """One site built from every sample (in this process), shared by a module's tests."""
+    from vtgate.htmlsite.build import build_site
+
+    base = tmp_path_factory.mktemp("sample-site")
+    made = make_samples(base)
+    made.site = base / "site"
+    build_site(made.site, [made.check, made.perf, made.code, made.envdoc, made.bisect], commit="0" * 40)
+    return made
 
 
 def vtgate(*args: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:

@@ -104,7 +104,7 @@ def build_site(out: Path, paths: Sequence[Path], *, history: Path | None = None,
         written.append(target)
 
     bisect_pages = [f"bisect-{i + 1}.html" for i in range(len(run.reports.bisects))]
-    write("index.html", "vtgate report", pages.overview(run, bisect_pages, len(runs) > 1))
+    write("index.html", "Overview", pages.overview(run, bisect_pages, len(runs) > 1))
     gate_history = pages.gate_history(runs)
     if run.reports.checks:
         for gate in run.reports.gates:
