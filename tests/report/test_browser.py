@@ -104,7 +104,8 @@ def test_a_survivors_diff_is_visible_on_its_file_page(sample_site: Any, page: Pa
     assert any(added in text for text in page.locator(".survivor pre.diff").all_inner_texts())
     line = page.locator(f"tr#L{survivor['line']}")
     assert line.get_attribute("class") == "m-survived"
-    colour = line.locator("td").nth(1).evaluate("cell => getComputedStyle(cell).backgroundColor")
+    assert line.locator("td.mk").inner_text() == "survived"  # said in words too, not by colour alone
+    colour = line.locator("td").nth(2).evaluate("cell => getComputedStyle(cell).backgroundColor")
     assert colour == "rgb(255, 235, 233)"  # the survivor colour of the stylesheet
 
 

@@ -92,6 +92,7 @@ pre { background: var(--bg-soft); padding: .6rem; overflow-x: auto; border: 1px 
 .src { border-collapse: collapse; width: 100%; }
 .src td { border: none; padding: 0 .5rem; white-space: pre; font-family: ui-monospace, monospace; font-size: 12.5px; }
 .src td.n { color: var(--muted); text-align: right; user-select: none; width: 4rem; }
+.src td.mk { font-size: 11px; color: var(--muted); width: 7rem; user-select: none; }
 .src tr.m-killed td { background: #dafbe1; }
 .src tr.m-survived td { background: #ffebe9; }
 .src tr.m-other td { background: #fff8c5; }

@@ -380,9 +380,12 @@ def mutant_file_page(path: str, mutants: Sequence[Mapping[str, Any]], source: st
             cls = line_class([m["status"] for m in here]) if here else None
             label = "; ".join(f"{m['status']}: {m['operator']}" for m in here)
             rows.append(el("tr", {"class": cls, "id": f"L{number}", "title": label or None},
-                           el("td", {"class": "n"}, number), el("td", None, text)))
+                           el("td", {"class": "n"}, number),
+                           el("td", {"class": "mk"}, ", ".join(sorted({m["status"] for m in here}))),
+                           el("td", None, text)))
         parts.append(el("table", {"class": "src"}, el("caption", None, path),
                         el("thead", None, el("tr", None, el("th", {"scope": "col"}, "line"),
+                                             el("th", {"scope": "col"}, "mutants"),
                                              el("th", {"scope": "col"}, "code"))),
                         el("tbody", None, rows)))
     return join(parts)
