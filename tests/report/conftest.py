@@ -91,6 +91,7 @@ def make_samples(base: Path) -> SimpleNamespace:
     return SimpleNamespace(
         check=write("check.json", sample("check-red.json")), perf=write("perf.json", sample("perf-check.json")),
         code=write("code.json", sample("mutate-code.json")), envdoc=write("envdoc.json", sample("envdoc.json")),
+        mutate=write("mutate.json", sample("mutate.json")),
         bisect=write("bisect.json", bisect), repo=repo, write=write, load=sample,
     )
 
@@ -108,7 +109,7 @@ def sample_site(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
     base = tmp_path_factory.mktemp("sample-site")
     made = make_samples(base)
     made.site = base / "site"
-    build_site(made.site, [made.check, made.perf, made.code, made.envdoc, made.bisect], commit="0" * 40)
+    build_site(made.site, [made.check, made.perf, made.code, made.mutate, made.envdoc, made.bisect], commit="0" * 40)
     return made
 
 

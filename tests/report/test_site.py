@@ -20,7 +20,8 @@ def build(run_vtgate, out: Path, *paths: Path, extra: tuple[str, ...] = ()) -> s
 def test_the_site_has_every_page_type_and_every_page_passes_the_html_check(samples, run_vtgate, tmp_path,
                                                                           html_problems):
     site = tmp_path / "site"
-    said = build(run_vtgate, site, samples.check, samples.perf, samples.code, samples.envdoc, samples.bisect)
+    said = build(run_vtgate, site, samples.check, samples.perf, samples.code, samples.mutate, samples.envdoc,
+                 samples.bisect)
     assert "wrote" in said and "index.html" in said
     names = {str(p.relative_to(site)) for p in site.rglob("*.html")}
     check = samples.load("check-red.json")
@@ -29,6 +30,19 @@ def test_the_site_has_every_page_type_and_every_page_passes_the_html_check(sampl
     assert {gate_href(g["name"]) for g in check["gates"]} <= names
     assert {file_href(path) for path in code["by_file"]} <= names
     assert html_problems(site) == {}
+
+
+def test_the_declared_mutations_page_has_every_mutation_and_the_kill_matrix(samples, run_vtgate, tmp_path):
+    site = tmp_path / "site"
+    build(run_vtgate, site, samples.check, samples.mutate)
+    page = (site / "mutants" / "index.html").read_text()
+    report = samples.load("mutate.json")
+    for mutation in report["mutations"]:
+        assert f"<td>{mutation['name']}</td>" in page
+    matrix = page[page.index('id="kill-matrix"'):]
+    for gate, killers in report["kills"].items():
+        assert f'<a href="../{gate_href(gate)}">{gate}</a></td><td>{", ".join(killers)}</td>' in matrix
+    assert "partial run: the gate selection left out" in page
 
 
 def test_the_overview_lists_every_gate_with_its_status_and_the_goldens_provenance(samples, run_vtgate, tmp_path):

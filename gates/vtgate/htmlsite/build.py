@@ -113,7 +113,9 @@ def build_site(out: Path, paths: Sequence[Path], *, history: Path | None = None,
                   pages.gate_page(gate, gate_history.trends.get(name, []), gate_history.statuses.get(name, [])),
                   depth=1)
     if run.reports.code is not None or run.reports.mutate is not None:
-        write("mutants/index.html", "Mutants", pages.mutants_index(run.reports.code, run.reports.mutate), depth=1)
+        linked = frozenset(gate["name"] for gate in run.reports.gates)
+        write("mutants/index.html", "Mutants", pages.mutants_index(run.reports.code, run.reports.mutate, linked),
+              depth=1)
     if run.reports.code is not None:
         by_file: dict[str, list[dict[str, Any]]] = {}
         for mutant in run.reports.code["mutants"]:

@@ -286,7 +286,10 @@ def gate_page(gate: Mapping[str, Any], trend_points: Sequence[svg.TrendPoint],
 # --- mutants --------------------------------------------------------------------------------------
 
 
-def mutants_index(code: Mapping[str, Any] | None, mutate: Mapping[str, Any] | None) -> Markup:
+def mutants_index(code: Mapping[str, Any] | None, mutate: Mapping[str, Any] | None,
+                  linked: frozenset[str] = frozenset()) -> Markup:
+    """The --code score and tables, and the declared mutations' kill matrix; ``linked``: the gates
+    that have a page in this site."""
     parts: list[Child] = []
     if code is not None:
         score = code.get("score")
@@ -317,10 +320,12 @@ def mutants_index(code: Mapping[str, Any] | None, mutate: Mapping[str, Any] | No
         parts += [el("h2", {"id": "declared"}, "Declared mutations (vtgate mutate)"),
                   el("p", None, f"{len(mutate['mutations'])} mutations, exit {mutate['exit_code']}; vacuous gates: "
                      + (", ".join(mutate["vacuous"]) or "none")
-                     + (f"; {mutate['problem']}" if mutate.get("problem") else "")),
+                     + (f"; {mutate['problem']}" if mutate.get("problem") else "")
+                     + (f"; partial run: {mutate['partial']}" if mutate.get("partial") else "")),
                   table(["mutation", "kind", "expectation", "kills", "unmet"], rows, caption="Mutations"),
-                  table(["gate", "killed by"], [[g, ", ".join(mutate["kills"][g]) or "nothing"] for g in gates],
-                        caption="Kill matrix per gate")]
+                  table(["gate", "killed by"], [[el("a", {"href": gate_href(g, 1)}, g) if g in linked else g,
+                                                  ", ".join(mutate["kills"][g]) or "nothing"] for g in gates],
+                        caption="Kill matrix per gate", id="kill-matrix")]
     return join(parts)
 
 
