@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 from vtgate.htmlsite.pages import file_href, gate_href
@@ -157,6 +158,31 @@ def test_markup_in_a_commit_subject_a_gate_name_and_a_path_stays_text(samples, r
     assert "<script" not in text
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in text
     assert (site / gate_href(f"gate {evil}")).is_file()  # the page of a gate named so has a safe file name
+    assert html_problems(site) == {}
+
+
+def test_markup_in_a_real_commit_subject_read_from_git_stays_text(samples, run_vtgate, tmp_path, html_problems):
+    evil = '<script>alert("x")</script> & <b>bold</b>'
+    repo = tmp_path / "evil-repo"
+    repo.mkdir()
+    for args in (["init", "-q", "-b", "main"], ["config", "user.email", "t@example.com"], ["config", "user.name", "T"],
+                 ["commit", "-q", "--allow-empty", "-m", "fine"], ["commit", "-q", "--allow-empty", "-m", evil]):
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, timeout=60)
+    good, bad = (subprocess.run(["git", "-C", str(repo), "rev-parse", rev], check=True, capture_output=True, text=True,
+                                timeout=60).stdout.strip() for rev in ("HEAD~1", "HEAD"))
+    report = samples.load("bisect.json")
+    step = report["steps"][0]
+    report.update(good=good, bad=bad, range=f"{good}..{bad}", candidates=1,
+                  steps=[{**step, "commit": bad, "verdict": "bad", "number": 1},
+                         {**step, "commit": good, "verdict": "good", "number": 2}],
+                  culprits=[{**report["culprits"][0], "commit": bad, "subject": evil, "parent": good,
+                             "candidates": [bad], "proof": {"parent_green": "step 2", "culprit_red": "step 1"}}])
+    report["recipe"]["repo"] = str(repo)
+    site = tmp_path / "site"
+    build(run_vtgate, site, samples.write("evil-git.json", report))
+    page = (site / "bisect-1.html").read_text()
+    assert "<script" not in page and "<b>bold" not in page
+    assert page.count("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;") >= 3
     assert html_problems(site) == {}
 
 
