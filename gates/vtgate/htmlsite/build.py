@@ -65,10 +65,15 @@ def code_root(code: dict[str, Any] | None) -> Path | None:
 
 
 def source_of(root: Path | None, path: str) -> str | None:
+    """The text of ``path`` under ``root``; None when it cannot be read or lies outside ``root`` (a
+    report naming ``../../x`` never copies a file from elsewhere into the site)."""
     if root is None:
         return None
+    target = (root / path).resolve()
+    if root.resolve() not in target.parents:
+        return None
     try:
-        return (root / path).read_text(encoding="utf-8")
+        return target.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
 
