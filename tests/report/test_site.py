@@ -251,6 +251,11 @@ def test_history_accumulates_one_entry_per_run_and_marks_a_perf_regression_with_
     build(run_vtgate, site2, extra=("--history", str(history)))
     assert len(list(history.glob("*.json"))) == 4
     assert f"regression at {commits[2][:10]}" in (site2 / "history.html").read_text()
+    # a newer run without those gates: they stay in the history, named but not linked to missing pages
+    site3 = tmp_path / "site3"
+    build(run_vtgate, site3, samples.envdoc, extra=("--history", str(history), "--commit", "e" * 40))
+    assert "decode-perf-fake" in (site3 / "history.html").read_text()
+    assert html_problems(site3) == {}
 
 
 def test_a_history_entry_that_is_edited_into_nonsense_is_refused(samples, run_vtgate, tmp_path):

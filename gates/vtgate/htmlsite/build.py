@@ -132,7 +132,8 @@ def build_site(out: Path, paths: Sequence[Path], *, history: Path | None = None,
         write(bisect_pages[index], f"Bisection {bisect['range']}", pages.bisect_page(bisect))
     if run.reports.envdoc is not None:
         write("envdoc.html", "Environment knobs (envdoc)", pages.envdoc_page(run.reports.envdoc))
-    write("history.html", "History", pages.history_page(runs, gate_history))
+    write("history.html", "History",
+          pages.history_page(runs, gate_history, frozenset(gate["name"] for gate in run.reports.gates)))
     site.pages = written
     site.runs = len(runs)
     site.seconds = time.perf_counter() - started

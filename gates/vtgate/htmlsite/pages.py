@@ -246,7 +246,7 @@ def perf_section(gate: Mapping[str, Any], trend_points: Sequence[svg.TrendPoint]
 
 
 def gate_page(gate: Mapping[str, Any], trend_points: Sequence[svg.TrendPoint],
-              statuses: Sequence[tuple[str, str]]) -> Markup:
+              statuses: Sequence[tuple[int, str, str]]) -> Markup:
     golden = golden_file(gate)
     facts: list[tuple[str, Child]] = [
         ("status", status_badge(gate["status"])), ("kind", gate["kind"]), ("tier", gate["tier"]),
@@ -275,7 +275,7 @@ def gate_page(gate: Mapping[str, Any], trend_points: Sequence[svg.TrendPoint],
                                [[h.get("at"), short(h.get("commit")), h.get("reason"), str(h.get("from"))[:120],
                                  str(h.get("to"))[:120]] for h in history], caption="Re-bless history"))
     if len(statuses) > 1:
-        parts.append(table(["run", "status"], [[r, status_badge(s)] for r, s in statuses],
+        parts.append(table(["run", "status"], [[label, status_badge(s)] for _, label, s in statuses],
                            caption="This gate across runs"))
     parts += [el("h2", None, "Measured and pinned"),
               el("details", None, el("summary", None, "measured"), pre_json(gate.get("measured", {}))),
@@ -490,18 +490,18 @@ def envdoc_page(report: Mapping[str, Any]) -> Markup:
 
 @dataclass
 class GateHistory:
-    statuses: dict[str, list[tuple[str, str]]]  # gate -> [(run label, status)]
+    statuses: dict[str, list[tuple[int, str, str]]]  # gate -> [(run index, run label, status)]
     trends: dict[str, list[svg.TrendPoint]]  # perf gate -> points
     thresholds: dict[str, float | None]
 
 
 def gate_history(runs: Sequence[Run]) -> GateHistory:
-    statuses: dict[str, list[tuple[str, str]]] = {}
+    statuses: dict[str, list[tuple[int, str, str]]] = {}
     trends: dict[str, list[svg.TrendPoint]] = {}
     thresholds: dict[str, float | None] = {}
-    for run in runs:
+    for index, run in enumerate(runs):
         for gate in run.reports.gates:
-            statuses.setdefault(gate["name"], []).append((run.label, gate["status"]))
+            statuses.setdefault(gate["name"], []).append((index, run.label, gate["status"]))
             measured = gate.get("measured", {})
             if gate.get("kind") == "perf" and isinstance(measured.get("ratio"), (int, float)):
                 points = trends.setdefault(gate["name"], [])
@@ -514,7 +514,12 @@ def gate_history(runs: Sequence[Run]) -> GateHistory:
     return GateHistory(statuses, trends, thresholds)
 
 
-def history_page(runs: Sequence[Run], history: GateHistory) -> Markup:
+def history_page(runs: Sequence[Run], history: GateHistory, linked: frozenset[str] = frozenset()) -> Markup:
+    """Every run, a trend per perf gate, every gate's status per run; ``linked``: gates with a page."""
+
+    def name_of(gate: str) -> Child:
+        return el("a", {"href": gate_href(gate)}, gate) if gate in linked else gate
+
     parts: list[Child] = []
     if len(runs) < 2:
         parts.append(el("p", None, "One run only: build with --history DIR on every run (e.g. nightly) to see trends."))
@@ -527,16 +532,15 @@ def history_page(runs: Sequence[Run], history: GateHistory) -> Markup:
                        caption=f"{len(runs)} runs, oldest first"))
     for name, points in sorted(history.trends.items()):
         regressions = [p for p in points if p.regression]
-        parts += [el("h2", None, el("a", {"href": gate_href(name)}, name), " — ratio per run"),
+        parts += [el("h2", None, name_of(name), " — ratio per run"),
                   el("figure", None, svg.trend(points, history.thresholds.get(name),
                                                f"ratio of {name} per run, regressions marked with their commit"),
                      el("figcaption", None, "regressions: " + (", ".join(f"{p.run}" for p in regressions) or "none")))]
     if history.statuses and len(runs) > 1:
-        labels = [r.label for r in runs]
         rows = []
         for name, seen in sorted(history.statuses.items()):
-            by_run = dict(seen)
-            rows.append([el("a", {"href": gate_href(name)}, name)]
-                        + [status_badge(by_run[label]) if label in by_run else "–" for label in labels])
-        parts.append(table(["gate"] + labels, rows, caption="Status of every gate per run"))
+            by_run = {index: status for index, _, status in seen}
+            rows.append([name_of(name)] + [status_badge(by_run[i]) if i in by_run else "–" for i in range(len(runs))])
+        parts.append(table(["gate"] + [f"{i + 1}: {r.label}" for i, r in enumerate(runs)], rows,
+                           caption="Status of every gate per run"))
     return join(parts)
