@@ -125,12 +125,16 @@ def screenshots(out: Path, paths: list[Path], history_demo: Path | None) -> None
         reports = {json.loads(p.read_text(encoding="utf-8")).get("kind", ""): p for p in paths}
         gates = [g for p in paths for g in json.loads(p.read_text(encoding="utf-8")).get("gates", [])
                  if isinstance(g, dict)]
-        red = next((g["name"] for g in gates if g["status"] == "red" and g["kind"] != "perf"), None)
+        reds = [g for g in gates if g["status"] == "red" and isinstance(g["measured"].get("tokens"), list)]
+        red = next((g["name"] for g in reds if g["measured"]["tokens"] != g["pinned"].get("tokens")), None)
+        margins = next((g["name"] for g in reds if g["measured"]["tokens"] == g["pinned"].get("tokens")), None)
         perf = next((g["name"] for g in gates if g["kind"] == "perf" and g["status"] == "red"), None)
         wanted = {"overview": ("index.html", None), "history": ("history.html", None), "bisect": ("bisect-1.html", None),
                   "envdoc": ("envdoc.html", None), "mutants": ("mutants/index.html", None)}
         if red:
             wanted["gate-divergence"] = (gate_href(red), "#divergence")
+        if margins:
+            wanted["gate-margins"] = (gate_href(margins), "#divergence")
         if perf:
             wanted["gate-perf"] = (gate_href(perf), "#perf")
         code = reports.get("code")
