@@ -353,7 +353,7 @@ class Builder:
         folder for every worktree and run: ``VT_BISECT_CCACHE_DIR``, else ``<cache>/ccache``."""
         if self.spec.compiler_cache == "off" or not self.spec.setup:
             return {}
-        folder = Path(self.env.get("VT_BISECT_CCACHE_DIR") or cache_dir / "ccache")
+        folder = Path(os.environ.get("VT_BISECT_CCACHE_DIR") or cache_dir / "ccache")
         path = self.env.get("PATH", os.defpath)
         ccache = shutil.which("ccache", path=path)
         if ccache:
