@@ -37,7 +37,7 @@ import time
 import urllib.parse
 import urllib.request
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +83,16 @@ class BuildSpec:
     lock: str | None = None
     compiler_cache: str = "auto"
     use_cache: bool = True  # --no-build-cache: every setup runs (the build cache is neither read nor written)
+
+    def to_record(self) -> dict[str, Any]:
+        """The settings as JSON (the recipe's ``build_step``: ``vtbisect replay`` builds as the run did)."""
+        return {name: list(value) if isinstance(value, tuple) else value for name, value in asdict(self).items()}
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> BuildSpec:
+        known = {f.name for f in fields(cls)}
+        values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in record.items() if k in known}
+        return cls(**values)
 
     @property
     def active(self) -> bool:

@@ -18,7 +18,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from tests.bisect.conftest import History, Ran, git
+from tests.bisect.conftest import VTBISECT, History, Ran, git
 
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs the system C compiler (cc)")
 
@@ -353,3 +353,19 @@ def test_environment_per_commit_from_its_lock_file(make_history: Callable[..., H
     assert build["envs_created"] == 2  # one per lock file content
     assert build["env_hits"] == len(build["events"]) - 2 >= 1
     jsonschema.validate(ran.record, SCHEMA)
+
+
+def test_replay_builds_each_commit_as_the_run_did(make_history: Callable[..., History], vtbisect: Callable[..., Ran],
+                                                  tmp_path: Path) -> None:
+    """The recipe keeps the build step: ``vtbisect replay`` builds the culprit and its parent before judging
+    them (without it the judge finds no program and the record would not hold)."""
+    history = make_history()
+    shas = spread_history(history, n=10, culprit=4)
+    evidence = tmp_path / "evidence"
+    ran = vtbisect(history.path, f"{history.shas[0]}..{history.shas[-1]}", "--evidence", str(evidence), *build_args())
+    assert ran.code == 1 and [c["commit"] for c in ran.culprits] == [shas[4]], ran.stderr
+    assert ran.record is not None and ran.record["recipe"]["build_step"]["setup"] == ["./build.sh"]
+    replay = subprocess.run([*VTBISECT, "replay", str(evidence / "bisect-log.txt")], cwd=history.path,
+                            capture_output=True, text=True, timeout=120, env={**os.environ, "NO_COLOR": "1"})
+    assert replay.returncode == 0, replay.stderr
+    assert "the record holds" in replay.stderr + replay.stdout

@@ -284,6 +284,8 @@ def run_command(
     outcome = _bisect(repo, cache, rng, judge, options, env, no_cache, quiet, settings)
     recipe = _recipe(pinned, runner, env, cache, repo, rng)
     build = builder.record() if builder is not None else None
+    if builder is not None:
+        recipe["build_step"] = spec.to_record()
     _report(outcome, recipe, json_out, evidence, build)
     if not fail_on_culprit:
         return ExitCode.OK
