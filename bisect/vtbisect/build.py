@@ -4,8 +4,9 @@ each candidate").
 For each worktree, after it is checked out clean and before the judge runs, ``Builder.prepare``:
 
 1. **environment** (``--lock FILE``): a virtualenv made by ``uv venv`` + ``uv pip sync`` from the
-   candidate's own lock file, in ``<cache>/envs/<key>`` where the key is the lock file's content (and
-   the base interpreter and uv's version): commits with the same lock share one environment. The judge
+   candidate's own lock file (``uv sync --frozen`` for a ``uv.lock``), in ``<cache>/envs/<key>`` where
+   the key is the lock file's content (with a ``uv.lock``, its ``pyproject.toml`` too; and the base
+   interpreter and uv's version): commits with the same lock share one environment. The judge
    and the setup see it as ``{python}``, first on ``PATH``, ``VIRTUAL_ENV`` set;
 2. **prebuilt artifact** (``--artifact TEMPLATE``, ``{commit}`` in it): a local file or folder (or an
    http(s) URL), checked against a sha256 when a checksum file is named, installed by copying it into the
@@ -624,6 +625,10 @@ class Builder:
             log.append(f"{self.spec.lock} does not exist at this commit: untestable")
             return False, prepared
         data = lock.read_bytes()
+        project = lock.name == "uv.lock"  # a uv project: uv sync --frozen of the lock, beside its pyproject.toml
+        if project:
+            manifest = lock.parent / "pyproject.toml"
+            data += b"\0" + (manifest.read_bytes() if manifest.is_file() else b"")
         key = hashlib.sha256(json.dumps({"lock": hashlib.sha256(data).hexdigest(), "python": self.base_python,
                                          "uv": self.identity["uv"]}, sort_keys=True).encode()).hexdigest()[:32]
         folder = self.envs / key
@@ -641,9 +646,13 @@ class Builder:
                 event["env"] = "created"
                 env = {k: v for k, v in self.env.items() if k != "VIRTUAL_ENV"}
                 ok = True
-                for argv in ([self.uv, "venv", "--quiet", "--python", self.base_python, str(folder)],
-                             [self.uv, "pip", "sync", "--python", str(folder / "bin" / "python"), str(lock)]):
-                    code, out, err, timed_out = run_child(argv, prepared.path, env, self.spec.setup_timeout)
+                install = ([self.uv, "sync", "--frozen", "--no-install-project", "--python", str(folder / "bin" / "python")]
+                           if project else
+                           [self.uv, "pip", "sync", "--python", str(folder / "bin" / "python"), str(lock)])
+                if project:
+                    env["UV_PROJECT_ENVIRONMENT"] = str(folder)
+                for argv in ([self.uv, "venv", "--quiet", "--python", self.base_python, str(folder)], install):
+                    code, out, err, timed_out = run_child(argv, lock.parent, env, self.spec.setup_timeout)
                     log.append(f"$ {' '.join(argv)}\n{out}{err}" + ("\ntimed out" if timed_out else f"\nexit {code}"))
                     if timed_out or code != 0:
                         ok = False

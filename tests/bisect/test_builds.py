@@ -369,3 +369,34 @@ def test_replay_builds_each_commit_as_the_run_did(make_history: Callable[..., Hi
                             capture_output=True, text=True, timeout=120, env={**os.environ, "NO_COLOR": "1"})
     assert replay.returncode == 0, replay.stderr
     assert "the record holds" in replay.stderr + replay.stdout
+
+
+def test_environment_per_commit_from_a_uv_project_lock(make_history: Callable[..., History],
+                                                       vtbisect: Callable[..., Ran], tmp_path: Path) -> None:
+    """The same with a uv project: pyproject.toml + uv.lock (written by ``uv lock`` from local wheels),
+    each commit's environment by ``uv sync --frozen``."""
+    uv = pytest.importorskip("uv", reason="uv is in the test extra (pip install -e '.[test]')")
+    wheels = tmp_path / "wheels"
+    wheel(wheels, "tinydep", "1.0", "VALUE = 1\n")
+    wheel(wheels, "tinydep", "2.0", "VALUE = 2\n")
+    env = {"UV_FIND_LINKS": str(wheels), "UV_NO_INDEX": "1", "UV_OFFLINE": "1", "UV_CACHE_DIR": str(tmp_path / "uv")}
+    history = make_history()
+    manifest = '[project]\nname = "proj"\nversion = "0.1"\nrequires-python = ">=3.10"\ndependencies = ["tinydep=={v}"]\n'
+
+    def locked(version: str) -> dict[str, str | None]:
+        (history.path / "pyproject.toml").write_text(manifest.format(v=version))
+        subprocess.run([uv.find_uv_bin(), "lock", "-q"], cwd=history.path, check=True, timeout=120,
+                       env={**os.environ, **env})
+        return {"pyproject.toml": manifest.format(v=version), "uv.lock": (history.path / "uv.lock").read_text()}
+
+    history.commit({**locked("1.0"), "check.py": "import tinydep, sys\nsys.exit(0 if tinydep.VALUE == 1 else 1)\n"},
+                   "base")
+    history.commit({"app.py": "x = 1\n"}, "change 1")
+    bump = history.commit(locked("2.0"), "bump tinydep")
+    history.commit({"app.py": "x = 2\n"}, "change 2")
+    ran = vtbisect(history.path, f"{history.shas[0]}..{history.shas[-1]}", "--lock", "uv.lock",
+                   "--", "{python}", "check.py", env=env)
+    assert ran.code == 1, ran.stderr
+    assert [c["commit"] for c in ran.culprits] == [bump]
+    build = ran.record["build"] if ran.record else {}
+    assert build["envs_created"] == 2 and build["env_hits"] >= 1
