@@ -400,3 +400,38 @@ def test_environment_per_commit_from_a_uv_project_lock(make_history: Callable[..
     assert [c["commit"] for c in ran.culprits] == [bump]
     build = ran.record["build"] if ran.record else {}
     assert build["envs_created"] == 2 and build["env_hits"] >= 1
+
+
+@pytest.mark.parametrize(("pattern", "matches", "misses"), [
+    ("csrc/**", ["csrc/a.cu", "csrc/x/y.h"], ["csrcx/a.cu", "src/csrc/a.cu"]),
+    ("*.c", ["a.c", "lib/deep/b.c"], ["a.cc", "a.c.txt"]),
+    ("CMakeLists.txt", ["CMakeLists.txt", "sub/CMakeLists.txt"], ["CMakeLists.txt.bak"]),
+    ("src/*.h", ["src/a.h"], ["src/x/a.h", "a.h"]),
+    ("**/*.h", ["a.h", "x/y/a.h"], ["a.hpp"]),
+    ("python/**", ["python/ujson.c"], ["python"]),
+])
+def test_build_input_globs(pattern: str, matches: list[str], misses: list[str]) -> None:
+    from vtbisect.build import glob_pattern
+
+    compiled = glob_pattern(pattern)
+    assert [p for p in matches if not compiled.fullmatch(p)] == []
+    assert [p for p in misses if compiled.fullmatch(p)] == []
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--build-input", "*.c", "--", "./judge.sh"], "--build-input without --build-output"),
+    (["--setup", "./build.sh", "--build-output", "out", "--", "./judge.sh"], "--build-output without --build-input"),
+    (["--setup", "./build.sh", "--setup-failure", "sometimes", "--", "./judge.sh"], "use one of skip, fatal"),
+    (["--artifact", "/x/{commit}", "--artifact-missing", "build", "--", "./judge.sh"], "no build to fall back to"),
+    (["--setup", "./build.sh", "--executor", "dask", "--", "./judge.sh"], "runs on this machine only"),
+    (["--setup", "./build.sh", "--build-input", "*.rs", "--build-output", "out", "--", "./judge.sh"],
+     "match no file"),
+])
+def test_build_settings_that_cannot_work_exit_2(make_history: Callable[..., History], vtbisect: Callable[..., Ran],
+                                                args: list[str], message: str) -> None:
+    history = make_history()
+    c_repo(history)
+    history.commit({"value.h": "#define VALUE 2\n"}, "prints 2")
+    ran = vtbisect(history.path, f"{history.shas[0]}..{history.shas[-1]}", *args)
+    assert ran.code == 2, ran.stderr
+    assert message in " ".join(ran.stderr.split()), ran.stderr
