@@ -1,14 +1,16 @@
 """Benchmark of vtbisect's build step (docs/bisect.md, "Building each candidate"): a bisection whose
 candidates must be compiled, three ways, over the same history with the same build script:
 
-1. ``vtbisect run --setup BUILD --build-input ... --build-output ... -- JUDGE`` (the build cache);
-2. ``vtbisect run -- BUILD_AND_JUDGE`` (a judge that builds every time);
-3. ``git bisect run BUILD_AND_JUDGE`` in a clone.
+1. ``vtbisect run --setup BUILD --build-input ... --build-output ... -- JUDGE`` (the build cache), ccache off;
+2. the same with ccache (a fresh ``VT_BISECT_CCACHE_DIR``), when ccache is installed;
+3. ``vtbisect run -- BUILD_AND_JUDGE`` (a judge that builds every time);
+4. ``git bisect run BUILD_AND_JUDGE`` in a clone;
+and for ultrajson a second bisection (issue #432, 3.0.0..4.0.0, another judge) over the cache folder of
+run 1: builds are shared across runs and ranges.
 
 Measured: builds performed (the build script's own tally), judgements, distinct build-input states
 among the judged commits, wall time, and whether the culprit is right. Fresh cache folders for each
-vtbisect run (no verdict from an earlier run); ccache off (``--compiler-cache off``) so the build
-cache alone is measured.
+vtbisect run (no verdict or build from an earlier run) except the second ultrajson bisection.
 
 Histories:
 - synthetic: ``--n`` commits after GOOD, 20% touching the C sources (``--c-files`` files, compiled one
@@ -156,37 +158,56 @@ def count(path: Path) -> int:
     return len(path.read_text().split()) if path.exists() else 0
 
 
+def verdict(found: list[str] | str, culprit: str) -> str:
+    found = [found] if isinstance(found, str) else found
+    return "yes" if found == [culprit] else f"no ({' '.join(c[:10] for c in found) or 'none'})"
+
+
 def measure(label: str, repo: Path, good: str, bad: str, culprit: str, setup: list[str], judge: list[str],
             build_and_judge: str, inputs: list[str], outputs: list[str], work: Path, env: dict[str, str]) -> list[str]:
     rows = []
     rng = f"{good}..{bad}"
-    tally = work / f"{label}-cached.count"
     flags = [*(x for g in inputs for x in ("--build-input", g)), *(x for o in outputs for x in ("--build-output", o))]
-    cached = run_vtbisect(repo, rng, ["--setup", *setup, *flags, "--compiler-cache", "off", "--", *judge],
-                          {**env, "BENCH_COUNT": str(tally)}, work / f"{label}-cache-a")
-    record = cached["record"]
-    build = record.get("build", {})
-    judged = [e["commit"] for e in build.get("events", [])]
-    found = [c["commit"] for c in record.get("culprits", [])]
-    rows.append(f"| {label} | vtbisect --setup + build cache | {build.get('builds')} | {record.get('judgements')} | "
-                f"{distinct_inputs(repo, judged, inputs)} | {cached['wall']:.1f} | "
-                f"{'yes' if found == [culprit] else f'no ({found})'} |")
+    for how, cache, extra in (("vtbisect --setup + build cache", "cache-a", ["--compiler-cache", "off"]),
+                              ("vtbisect --setup + build cache + ccache", "cache-c", [])):
+        run = run_vtbisect(repo, rng, ["--setup", *setup, *flags, *extra, "--", *judge],
+                           {**env, "BENCH_COUNT": str(work / f"{label}-{cache}.count"),
+                            "VT_BISECT_CCACHE_DIR": str(work / f"{label}-ccache")}, work / f"{label}-{cache}")
+        record = run["record"]
+        build = record.get("build", {})
+        judged = [e["commit"] for e in build.get("events", [])]
+        rows.append(f"| {label} | {how} | {build.get('builds')} | {record.get('judgements')} | "
+                    f"{distinct_inputs(repo, judged, inputs)} | {run['wall']:.1f} | "
+                    f"{verdict([c['commit'] for c in record.get('culprits', [])], culprit)} |")
     tally = work / f"{label}-every.count"
     every = run_vtbisect(repo, rng, ["--", build_and_judge], {**env, "BENCH_COUNT": str(tally)},
                          work / f"{label}-cache-b")
     record = every["record"]
-    found = [c["commit"] for c in record.get("culprits", [])]
     rows.append(f"| {label} | vtbisect, judge builds every time | {count(tally) or record.get('judgements')} | "
-                f"{record.get('judgements')} | - | "
-                f"{every['wall']:.1f} | {'yes' if found == [culprit] else f'no ({found})'} |")
+                f"{record.get('judgements')} | - | {every['wall']:.1f} | "
+                f"{verdict([c['commit'] for c in record.get('culprits', [])], culprit)} |")
     tally = work / f"{label}-git.count"
     clone = work / f"{label}-git-clone"
-    baseline = run_git_bisect(repo if label == "ultrajson" else clone_of(repo, clone), good, bad, build_and_judge,
-                              {**env, "BENCH_COUNT": str(tally)})
+    baseline = run_git_bisect(repo if label.startswith("ultrajson") else clone_of(repo, clone), good, bad,
+                              build_and_judge, {**env, "BENCH_COUNT": str(tally)})
     rows.append(f"| {label} | git bisect run, same build script | {count(tally) or baseline['steps']} | "
-                f"{baseline['steps']} | - | {baseline['wall']:.1f} | "
-                f"{'yes' if baseline['culprit'] == culprit else 'no (' + baseline['culprit'] + ')'} |")
+                f"{baseline['steps']} | - | {baseline['wall']:.1f} | {verdict(baseline['culprit'], culprit)} |")
     return rows
+
+
+def second_run(label: str, repo: Path, good: str, bad: str, culprit: str, setup: list[str], judge: list[str],
+               inputs: list[str], outputs: list[str], work: Path, env: dict[str, str], cache: str) -> list[str]:
+    """Another bisection with another judge over the cache folder of an earlier one: builds shared."""
+    flags = [*(x for g in inputs for x in ("--build-input", g)), *(x for o in outputs for x in ("--build-output", o))]
+    run = run_vtbisect(repo, f"{good}..{bad}", ["--setup", *setup, *flags, "--compiler-cache", "off", "--", *judge],
+                       env, work / cache)
+    record = run["record"]
+    build = record.get("build", {})
+    judged = [e["commit"] for e in build.get("events", [])]
+    return [f"| {label} | vtbisect --setup + build cache, after the run above (same cache folder) | "
+            f"{build.get('builds')} ({build.get('cache_hits')} hits) | {record.get('judgements')} | "
+            f"{distinct_inputs(repo, judged, inputs)} | {run['wall']:.1f} | "
+            f"{verdict([c['commit'] for c in record.get('culprits', [])], culprit)} |"]
 
 
 def clone_of(repo: Path, target: Path) -> Path:
@@ -221,9 +242,15 @@ def main() -> None:
             good, bad = git(clone, "rev-parse", "2.0.3"), git(clone, "rev-parse", "3.0.0")
             culprit = "fe0e88d3455a964997f3352fbe86ba56bea894b0"
             inputs = ["python/**", "lib/**", "deps/double-conversion/double-conversion/**", "setup.py", "pyproject.toml"]
-            rows += measure("ultrajson", clone, good, bad, culprit, [str(args.research / "build.sh")],
+            label = "ultrajson #415, 2.0.3..3.0.0"
+            rows += measure(label, clone, good, bad, culprit, [str(args.research / "build.sh")],
                             ["python3", str(args.research / "judge.py")], str(args.research / "judge.sh"),
                             inputs, [".vtbuild"], work, env)
+            if (args.research / "judge_tab_indent.py").is_file():
+                rows += second_run("ultrajson #432, 3.0.0..4.0.0", clone, bad, git(clone, "rev-parse", "4.0.0"),
+                                   "5b979eeebf31f3bc8d5de914e578935cce8571e1", [str(args.research / "build.sh")],
+                                   ["python3", str(args.research / "judge_tab_indent.py")], inputs, [".vtbuild"],
+                                   work, env, f"{label}-cache-a")
     table = ["| history | how | builds | judgements | distinct inputs judged | wall s | right culprit |",
              "|---|---|---|---|---|---|---|", *rows]
     machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
