@@ -60,6 +60,10 @@ BUILD_SCHEMA = 1  # the layout of a build cache entry
 LOG_TAIL = 4000  # characters of a setup's output kept in a fatal error message
 DOWNLOAD_TIMEOUT = 300.0
 COMPILERS = ("cc", "gcc", "c++", "g++", "clang", "clang++")
+# Variables a C/C++/CUDA build commonly reads: their values are part of the build's identity (the build
+# cache key and every verdict's), so a build with other flags is never served from the cache.
+BUILD_ENV = ("CC", "CXX", "CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "CMAKE_ARGS", "CMAKE_BUILD_TYPE", "CUDA_HOME",
+             "TORCH_CUDA_ARCH_LIST", "NVCC_FLAGS")
 
 
 class BuildConfigError(Exception):
@@ -323,7 +327,21 @@ class Builder:
             "lock": self.spec.lock, "files": files,
             "python": self.base_python if self.spec.lock else None,
             "uv": self._uv_version() if self.uv else None,
+            "build_env": {name: self.env[name] for name in BUILD_ENV if name in self.env},
+            "compiler": self._compiler_version() if self.spec.setup else None,
         }
+
+    def _compiler_version(self) -> str | None:
+        """``cc --version``'s first line: another system compiler is another build."""
+        found = shutil.which("cc", path=self.env.get("PATH"))
+        if found is None:
+            return None
+        try:
+            done = subprocess.run([found, "--version"], capture_output=True, text=True, timeout=30, check=False,
+                                  stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return f"{os.path.realpath(found)}: {(done.stdout.splitlines() or [''])[0]}"
 
     def unchanged(self, commit: str) -> None:
         """A setup script outside the tree changed during the run: another judge; stop (exit 2)."""

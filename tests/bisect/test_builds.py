@@ -217,6 +217,8 @@ def test_a_changed_setup_is_another_judge(make_history: Callable[..., History], 
     again = vtbisect(history.path, *args)
     assert first.record is not None and again.record is not None
     assert first.record["evaluations"] >= 1 and again.record["evaluations"] == 0  # all from the verdict cache
+    flags = vtbisect(history.path, *args, env={"CFLAGS": "-O1"})  # what the build reads from the environment
+    assert flags.record is not None and flags.record["evaluations"] >= 1, flags.stderr
     outside.write_text(outside.read_text() + "# changed\n")
     changed = vtbisect(history.path, *args)
     assert changed.record is not None and changed.record["evaluations"] >= 1, changed.stderr
