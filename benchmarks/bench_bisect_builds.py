@@ -158,6 +158,11 @@ def count(path: Path) -> int:
     return len(path.read_text().split()) if path.exists() else 0
 
 
+def slug(label: str) -> str:
+    """A folder name for ``label``: build scripts seldom quote paths (ultrajson's does not)."""
+    return "".join(c if c.isalnum() or c in "-." else "-" for c in label)
+
+
 def verdict(found: list[str] | str, culprit: str) -> str:
     found = [found] if isinstance(found, str) else found
     return "yes" if found == [culprit] else f"no ({' '.join(c[:10] for c in found) or 'none'})"
@@ -171,23 +176,23 @@ def measure(label: str, repo: Path, good: str, bad: str, culprit: str, setup: li
     for how, cache, extra in (("vtbisect --setup + build cache", "cache-a", ["--compiler-cache", "off"]),
                               ("vtbisect --setup + build cache + ccache", "cache-c", [])):
         run = run_vtbisect(repo, rng, ["--setup", *setup, *flags, *extra, "--", *judge],
-                           {**env, "BENCH_COUNT": str(work / f"{label}-{cache}.count"),
-                            "VT_BISECT_CCACHE_DIR": str(work / f"{label}-ccache")}, work / f"{label}-{cache}")
+                           {**env, "BENCH_COUNT": str(work / f"{slug(label)}-{cache}.count"),
+                            "VT_BISECT_CCACHE_DIR": str(work / f"{slug(label)}-ccache")}, work / f"{slug(label)}-{cache}")
         record = run["record"]
         build = record.get("build", {})
         judged = [e["commit"] for e in build.get("events", [])]
         rows.append(f"| {label} | {how} | {build.get('builds')} | {record.get('judgements')} | "
                     f"{distinct_inputs(repo, judged, inputs)} | {run['wall']:.1f} | "
                     f"{verdict([c['commit'] for c in record.get('culprits', [])], culprit)} |")
-    tally = work / f"{label}-every.count"
+    tally = work / f"{slug(label)}-every.count"
     every = run_vtbisect(repo, rng, ["--", build_and_judge], {**env, "BENCH_COUNT": str(tally)},
-                         work / f"{label}-cache-b")
+                         work / f"{slug(label)}-cache-b")
     record = every["record"]
     rows.append(f"| {label} | vtbisect, judge builds every time | {count(tally) or record.get('judgements')} | "
                 f"{record.get('judgements')} | - | {every['wall']:.1f} | "
                 f"{verdict([c['commit'] for c in record.get('culprits', [])], culprit)} |")
-    tally = work / f"{label}-git.count"
-    clone = work / f"{label}-git-clone"
+    tally = work / f"{slug(label)}-git.count"
+    clone = work / f"{slug(label)}-git-clone"
     baseline = run_git_bisect(repo if label.startswith("ultrajson") else clone_of(repo, clone), good, bad,
                               build_and_judge, {**env, "BENCH_COUNT": str(tally)})
     rows.append(f"| {label} | git bisect run, same build script | {count(tally) or baseline['steps']} | "
@@ -250,7 +255,7 @@ def main() -> None:
                 rows += second_run("ultrajson #432, 3.0.0..4.0.0", clone, bad, git(clone, "rev-parse", "4.0.0"),
                                    "5b979eeebf31f3bc8d5de914e578935cce8571e1", [str(args.research / "build.sh")],
                                    ["python3", str(args.research / "judge_tab_indent.py")], inputs, [".vtbuild"],
-                                   work, env, f"{label}-cache-a")
+                                   work, env, f"{slug(label)}-cache-a")
     table = ["| history | how | builds | judgements | distinct inputs judged | wall s | right culprit |",
              "|---|---|---|---|---|---|---|", *rows]
     machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
