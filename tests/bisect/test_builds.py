@@ -83,12 +83,14 @@ def counted(path: Path) -> list[str]:
     return path.read_text().split() if path.exists() else []
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
 def test_build_cache_builds_once_per_distinct_input(make_history: Callable[..., History], vtbisect: Callable[..., Ran],
-                                                    tmp_path: Path) -> None:
+                                                    tmp_path: Path, jobs: int) -> None:
+    """With -j 2 two worktrees needing the same build wait for one another: still one build per state."""
     history = make_history()
     shas = spread_history(history)
     count = tmp_path / "builds.txt"
-    ran = vtbisect(history.path, f"{history.shas[0]}..{history.shas[-1]}", *build_args(),
+    ran = vtbisect(history.path, f"{history.shas[0]}..{history.shas[-1]}", "-j", str(jobs), *build_args(),
                    env={"BUILD_COUNT": str(count)})
     assert ran.code == 1, ran.stderr
     assert [c["commit"] for c in ran.culprits] == [shas[24]]
@@ -437,3 +439,31 @@ def test_build_settings_that_cannot_work_exit_2(make_history: Callable[..., Hist
     ran = vtbisect(history.path, f"{history.shas[0]}..{history.shas[-1]}", *args)
     assert ran.code == 2, ran.stderr
     assert message in " ".join(ran.stderr.split()), ran.stderr
+
+
+def test_reverted_worktrees_hash_their_index(make_history: Callable[..., History], vtbisect: Callable[..., Ran],
+                                             tmp_path: Path) -> None:
+    """``--all-culprits`` judges BAD with the first culprit reverted: the build inputs are read from the
+    worktree's index (no commit holds that tree), and reverting the C change gives back the inputs of the
+    commits before it, so their build is restored instead of building again."""
+    history = make_history()
+    c_repo(history)
+    history.commit({"app.py": "x = 1\n"}, "python 1")
+    first = history.commit({"value.h": "#define VALUE 2\n"}, "c: prints 2")
+    history.commit({"app.py": "x = 2\n"}, "python 2")
+    second = history.commit({"app.py": "x = 3\nbroken = True\n"}, "python: broken")
+    history.commit({"app.py": "x = 4\nbroken = True\n"}, "python 4")
+    judge = tmp_path / "judge.sh"
+    judge.write_text('#!/bin/sh\ntest "$(./out/prog)" = 1 && ! grep -q broken app.py\n')
+    judge.chmod(0o755)
+    count = tmp_path / "builds.txt"
+    ran = vtbisect(history.path, f"{history.shas[0]}..{history.shas[-1]}", "--all-culprits", *build_args()[:-1],
+                   str(judge), env={"BUILD_COUNT": str(count)})
+    assert ran.code == 1, ran.stderr
+    assert [c["commit"] for c in ran.culprits] == [first, second]
+    build = ran.record["build"] if ran.record else {}
+    reverted = [e for e in build["events"] if e["reverts"] == [first]]
+    assert reverted, build["events"]
+    before = history.shas[:history.shas.index(first)]  # value.h says 1 there, as with the revert
+    assert all(e["how"] == "cache" and e["built_at"] in before for e in reverted)
+    assert build["builds"] == build["distinct_inputs"] == len(counted(count)) == 2
