@@ -50,6 +50,9 @@ class EnvdocReport:
     doc_warnings: list[str] = field(default_factory=list)  # doc rows that could not be read (skipped)
     notes: list[str] = field(default_factory=list)  # wrapper calls that matched only by bare name, ...
     suppressed: list[dict[str, Any]] = field(default_factory=list)  # reads silenced in the source
+    not_scanned: list[dict[str, Any]] = field(default_factory=list)  # source files by language not read
+    unmatched_wrappers: list[dict[str, Any]] = field(default_factory=list)  # wrappers that read nothing
+    stale_elsewhere: list[dict[str, Any]] = field(default_factory=list)  # stale names seen in unscanned files
     files_scanned: int = 0
     files_parsed: int = 0
     seconds: float = 0.0
@@ -86,6 +89,10 @@ class EnvdocReport:
             text += f"; INCOMPLETE: {skipped} file{'s' if skipped != 1 else ''} could not be scanned"
         return text
 
+    def _also_in(self, name: str) -> dict[str, Any]:
+        hit = next((record for record in self.stale_elsewhere if record["name"] == name), None)
+        return {"also_in": hit["also_in"]} if hit else {}
+
     def to_json(self) -> dict[str, Any]:
         """The ``--json`` report: docs/json-formats.md, docs/schemas/envdoc.schema.json."""
 
@@ -102,7 +109,9 @@ class EnvdocReport:
             "knobs": self.knobs,
             "documented": len(self.rows),
             "undocumented": [{"name": f.name, "file": f.file, "line": f.line} for f in rows("undocumented")],
-            "stale": [{"name": f.name, "doc": f.file, "doc_line": f.line} for f in rows("stale")],
+            "stale": [
+                {"name": f.name, "doc": f.file, "doc_line": f.line, **self._also_in(f.name)} for f in rows("stale")
+            ],
             "default_mismatch": self.mismatches,
             "dynamic": [{"prefix": f.name, "file": f.file, "line": f.line} for f in rows("dynamic")],
             "incomplete": [{"file": f.file, "line": f.line, "reason": f.message} for f in rows("incomplete")],
@@ -114,6 +123,9 @@ class EnvdocReport:
             "notes": self.notes,
             "suppressed": self.suppressed,
             "files": {"scanned": self.files_scanned, "parsed": self.files_parsed},
+            "not_scanned": self.not_scanned,
+            "unmatched_wrappers": self.unmatched_wrappers,
+            "stale_elsewhere": self.stale_elsewhere,
             "seconds": round(self.seconds, 3),
         }
 

@@ -157,6 +157,16 @@ def render(report: EnvdocReport) -> None:
         console.print(Text.assemble(("doc warning", "yellow"), ": ", warning), soft_wrap=True)
     for note in report.notes:
         console.print(Text("note: " + note), soft_wrap=True)
+    for wrapper in report.unmatched_wrappers:
+        console.print(Text.assemble(("warning", "yellow"), ": ", str(wrapper["message"])), soft_wrap=True)
+    for language in report.not_scanned:
+        console.print(
+            Text(
+                f"not scanned: {language['files']} {language['language']} file(s) (first: {language['first']}): "
+                f"{language['why']}"
+            ),
+            soft_wrap=True,
+        )
     if report.unverifiable:
         first = report.unverifiable[0]
         console.print(
