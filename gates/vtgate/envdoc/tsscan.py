@@ -149,7 +149,7 @@ class _Resolver:
     def _scope_of(self, node: Any) -> Any:
         current = node.parent
         while current is not None:
-            if current.type in ("function_declaration", "method_declaration", "func_literal", "function_item", "closure_expression"):
+            if current.type in _FUNCTIONS:
                 return current
             current = current.parent
         return self.root
@@ -260,6 +260,20 @@ class _Resolver:
     # -- resolution ---------------------------------------------------------------------------
     def resolve_identifier(self, node: Any, exclude_scope: Any | None = None) -> Expr:
         name = _text(node)
+        # a loop variable is bound by the nearest enclosing `for ... range` / `for x in` that names it
+        current = node.parent
+        while current is not None and current.type not in _FUNCTIONS:
+            clause = None
+            if current.type == "for_statement":
+                clause = next((child for child in current.named_children if child.type == "range_clause"), None)
+            elif current.type == "for_expression":
+                clause = current
+            if clause is not None:
+                for bound, value in self._binding_pairs(clause):
+                    if bound == name:
+                        values = self._value_of(value, current) if value is not None else None
+                        return _choices(values, name) if values else Expr(static=None, prefix="", source="")
+            current = current.parent
         scope = self._scope_of(node)
         seen = 0
         while scope is not None and seen < 8:
@@ -341,8 +355,10 @@ def _choices(values: tuple[str, ...], source: str) -> Expr:
     return Expr(static=None, prefix="", choices=values, source=source)
 
 
-_GO_BINDINGS = frozenset({"const_spec", "var_spec", "short_var_declaration", "assignment_statement", "range_clause"})
-_RUST_BINDINGS = frozenset({"let_declaration", "const_item", "static_item", "for_expression"})
+# loop variables (range_clause, for_expression) are bound by their loop, see resolve_identifier
+_GO_BINDINGS = frozenset({"const_spec", "var_spec", "short_var_declaration", "assignment_statement"})
+_RUST_BINDINGS = frozenset({"let_declaration", "const_item", "static_item"})
+_FUNCTIONS = frozenset({"function_declaration", "method_declaration", "func_literal", "function_item", "closure_expression"})
 
 
 def _literal_default(node: Any | None) -> Expr | None:
@@ -369,8 +385,9 @@ def _callee(function: Any) -> tuple[tuple[str, ...], bool]:
         field = function.child_by_field_name("field")
         if field is None:
             return (), False
-        head = (_text(operand),) if operand is not None and operand.type in ("identifier", "package_identifier") else ()
-        return (*head, _text(field)), True
+        # `cmd.Flags().Bool("x")`: the operand is a value, never a package: it matches no dotted spec
+        head = _text(operand) if operand is not None and operand.type in ("identifier", "package_identifier") else "()"
+        return (head, _text(field)), True
     if kind == "scoped_identifier":  # Rust: a::b::f
         return tuple(part for part in _text(function).replace(" ", "").split("::") if part), False
     if kind == "field_expression":  # Rust: obj.f
