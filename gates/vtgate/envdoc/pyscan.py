@@ -73,6 +73,7 @@ def scan_python_text(
     whole file is parsed, so the decision and any syntax error are always the parser's."""
     result = FileScan(file=relpath, parsed=True)
     words = prefilter_words(wrappers)
+    original = text
     reduced = blank_unrelated_blocks(text, words, blank_min_lines)
     tree: ast.Module | None = None
     if reduced is not None:
@@ -91,8 +92,10 @@ def scan_python_text(
         except (ValueError, RecursionError, MemoryError) as error:
             result.error = f"does not parse: {error}"
             return result
+    scanner = _Scanner(tree, relpath, wrappers, result)
+    scanner.full_source = original
     try:
-        _Scanner(tree, relpath, wrappers, result).run(text, words)
+        scanner.run(text, words)
     except RecursionError:
         result.error = "nested too deeply to scan"
         result.reads.clear()
@@ -272,6 +275,8 @@ class _Scanner:
         self.class_stack: list[bool] = []  # per qualname entry: is it a class?
         self.in_wrapper_body = 0
         self.wrapper_names = {spec.dotted[-1] for spec in self.wrappers}
+        self.helpers: list[_Helper] = []  # functions whose read name is built from a parameter
+        self.full_source = ""  # the whole file's text (blocks may have been blanked in self.tree)
 
     # -- setup -------------------------------------------------------------------------------
     def run(self, text: str, words: Sequence[str]) -> None:
@@ -284,6 +289,8 @@ class _Scanner:
                 self.module_defs.add(statement.name)
         for statement in self.tree.body:
             self._visit(statement)
+        if self.helpers:
+            self._resolve_helpers()
 
     @property
     def scopes(self) -> list[_Scope]:
@@ -555,6 +562,111 @@ class _Scanner:
     def _add(self, default: Expr | None, name: Expr, where: ast.AST, form: str) -> None:
         line = getattr(where, "lineno", 0)
         self.result.reads.extend(make_reads(name, default, self.relpath, line, form))
+        if name.static is None and not name.choices and isinstance(where, ast.expr):
+            self._note_helper(where, default, form)
+
+    # -- helpers whose read name is built from a parameter -----------------------------------
+    def _note_helper(self, where: ast.expr, default: Expr | None, form: str) -> None:
+        """``def _load(lib_name): os.environ.get(f"{lib_name.upper()}_HOME")`` (or ``"LT_" +
+        name.upper()``, ``key.upper()``, a local ``def getenv(name)``): remember the name expression
+        with local constants inlined; calls of the function with literal arguments are resolved in
+        :meth:`_resolve_helpers`."""
+        function = next(
+            (node for node in reversed(self.scope_nodes) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))),
+            None,
+        )
+        if function is None:
+            return
+        params = [arg.arg for arg in (*function.args.posonlyargs, *function.args.args)]
+        is_method = bool(self.class_stack[:-1]) and self.class_stack[-2] and function is self.scope_nodes[0]
+        if is_method and params and params[0] in ("self", "cls"):
+            params = params[1:]
+        expression = self._inline_locals(where, set(params))
+        used = {node.id for node in ast.walk(expression) if isinstance(node, ast.Name) and node.id in params}
+        if len(used) != 1:
+            return
+        param = used.pop()
+        self.helpers.append(
+            _Helper(function.name, param, params.index(param), expression, default, form, is_method, id(function))
+        )
+
+    def _inline_locals(self, node: ast.expr, params: set[str], depth: int = 0) -> ast.expr:
+        """``node`` with names assigned once in the enclosing scopes replaced by their values."""
+        scanner = self
+
+        class Inline(ast.NodeTransformer):
+            def visit_Name(self, name: ast.Name) -> ast.AST:
+                if name.id in params or depth > 8:
+                    return name
+                for scope in reversed(scanner.scopes):
+                    if name.id in scope.assigned or name.id in scope.bound:
+                        values = scope.assigned.get(name.id, [])
+                        if len(values) == 1 and values[0] is not None and name.id not in scope.bound:
+                            if isinstance(values[0], LoopValues):
+                                return name
+                            return scanner._inline_locals(values[0], params, depth + 1)
+                        return name
+                return name
+
+        return Inline().visit(_copy(node))
+
+    def _resolve_helpers(self) -> None:
+        """Calls of a helper (``_load_cuda_library_from_system("cudnn")``, a nested ``getenv("X")``)
+        whose argument at the parameter's position is static: the name is the helper's expression
+        with that value. A helper that passes its own parameter on (``_load_cuda_library(lib_name)``)
+        becomes a helper too. Only plain calls (``helper(...)``) of functions, and ``self.helper(...)``
+        of methods, are matched."""
+        tree = self.tree
+        if self.full_source:
+            try:  # blanked blocks may hold the calls: read the whole file once
+                tree = ast.parse(self.full_source)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                tree = self.tree
+        calls: list[tuple[ast.Call, str, bool, ast.FunctionDef | ast.AsyncFunctionDef | None]] = []
+        for function, call in _calls_with_function(tree):
+            func = call.func
+            if isinstance(func, ast.Name):
+                calls.append((call, func.id, False, function))
+            elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
+                calls.append((call, func.attr, True, function))
+        saved = self.scope_nodes
+        self.scope_nodes = []
+        seen: set[tuple[int, int, str]] = set()  # (function, position, name expression) forwarded
+        pending = list(self.helpers)
+        rounds = 0
+        try:
+            while pending and rounds < 4:
+                rounds += 1
+                forwarded: list[_Helper] = []
+                for helper in pending:
+                    for call, name, via_self, caller in calls:
+                        if name != helper.name or via_self != helper.is_method:
+                            continue
+                        argument = _argument(call, helper.position, helper.param)
+                        if argument is None:
+                            continue
+                        if isinstance(argument, ast.Name) and caller is not None and _is_param(caller, argument.id):
+                            params = [arg.arg for arg in (*caller.args.posonlyargs, *caller.args.args)]
+                            key = (id(caller), params.index(argument.id), ast.unparse(helper.expression))
+                            if key not in seen:
+                                seen.add(key)
+                                forwarded.append(
+                                    _Helper(caller.name, argument.id, params.index(argument.id),
+                                            _substitute(helper.expression, helper.param, argument),
+                                            helper.default, helper.form, False, id(caller))
+                                )
+                            continue
+                        value = self.resolve(argument)
+                        if value.static is None and not value.choices:
+                            continue
+                        built = self.resolve(_substitute(helper.expression, helper.param, argument))
+                        if built.static is None and not built.choices:
+                            continue
+                        form = f"{helper.form} in helper {helper.name}()"
+                        self.result.reads.extend(make_reads(built, helper.default, self.relpath, call.lineno, form))
+                pending = forwarded
+        finally:
+            self.scope_nodes = saved
 
     def _imported_base(self, func: ast.expr) -> bool:
         node = func
@@ -771,6 +883,59 @@ class _Scanner:
             else:
                 parts.append(Expr(static=None))
         return _concatenated(_source(node), parts)
+
+
+class _Helper:
+    """A function whose env read name is built from one of its parameters."""
+
+    __slots__ = ("name", "param", "position", "expression", "default", "form", "is_method", "node")
+
+    def __init__(
+        self, name: str, param: str, position: int, expression: ast.expr, default: Expr | None, form: str,
+        is_method: bool, node: int,
+    ) -> None:
+        self.name, self.param, self.position, self.expression = name, param, position, expression
+        self.default, self.form, self.is_method, self.node = default, form, is_method, node
+
+
+def _copy(node: ast.expr) -> ast.expr:
+    copied = ast.parse(ast.unparse(node), mode="eval").body
+    return copied
+
+
+def _substitute(expression: ast.expr, param: str, value: ast.expr) -> ast.expr:
+    class Substitute(ast.NodeTransformer):
+        def visit_Name(self, name: ast.Name) -> ast.AST:
+            return _copy(value) if name.id == param else name
+
+    return Substitute().visit(_copy(expression))
+
+
+def _is_param(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    return name in [arg.arg for arg in (*function.args.posonlyargs, *function.args.args)]
+
+
+def _argument(call: ast.Call, position: int, param: str) -> ast.expr | None:
+    for keyword in call.keywords:
+        if keyword.arg == param:
+            return keyword.value
+    if any(isinstance(arg, ast.Starred) for arg in call.args[: position + 1]):
+        return None
+    return call.args[position] if position < len(call.args) else None
+
+
+def _calls_with_function(
+    tree: ast.AST,
+) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef | None, ast.Call]]:
+    """Every call in ``tree`` with the innermost function that contains it."""
+    stack: list[tuple[ast.AST, ast.FunctionDef | ast.AsyncFunctionDef | None]] = [(tree, None)]
+    while stack:
+        node, function = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            function = node
+        elif isinstance(node, ast.Call):
+            yield function, node
+        stack.extend((child, function) for child in ast.iter_child_nodes(node))
 
 
 _STR_TRANSFORMS: dict[str, Callable[[str], str]] = {"upper": str.upper, "lower": str.lower, "strip": str.strip}

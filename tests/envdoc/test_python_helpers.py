@@ -1,0 +1,119 @@
+"""Python names built inside helpers and resolved at their call sites (issue 24), on excerpts of
+TransformerEngine and poetry under tests/envdoc/realworld/issue24/python/ (first line: repository,
+path, lines, commit, license). Excerpts are fragments (elided lines, a method body without its
+class), so each is made parseable the way a reader would: split at its elision markers and at
+dedents, each piece dedented, an empty block given ``pass``. The text of every read is unchanged."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent / "realworld" / "issue24"
+MANIFEST = json.loads((HERE / "MANIFEST.json").read_text())
+# poetry's names are built in Config.get ("POETRY_" + "_".join(k.upper()... for k in split_key(name)))
+# and read through config.get("dotted.key") on objects of other modules: not resolved (docs/envdoc.md, Limits)
+NOT_RESOLVED = {"python/poetry_callers_dotted_keys.py", "python/poetry_name_built_in_config_get.py"}
+
+
+def _runs(segment: list[str]) -> list[list[str]]:
+    runs: list[list[str]] = []
+    current: list[str] = []
+    base: int | None = None
+    for line in segment:
+        if line.strip():
+            indent = len(line) - len(line.lstrip())
+            if base is not None and indent < base:
+                runs.append(current)
+                current, base = [], None
+            if base is None:
+                base = indent
+        current.append(line)
+    runs.append(current)
+    return runs
+
+
+def parseable(text: str) -> str:
+    segments: list[list[str]] = [[]]
+    for line in text.splitlines()[1:]:  # the first line is the source/license header
+        if re.match(r"\s*# \.\.\. \(", line):
+            segments.append([])
+        else:
+            segments[-1].append(line)
+    pieces = []
+    for segment in segments:
+        for run in _runs(segment):
+            body = textwrap.dedent("\n".join(run)).strip("\n") + "\n"
+            for _ in range(5):
+                try:
+                    ast.parse(body)
+                    break
+                except SyntaxError as error:
+                    if "expected an indented block" not in str(error.msg):
+                        raise
+                    last = body.rstrip("\n").splitlines()[-1]
+                    body += " " * (len(last) - len(last.lstrip()) + 4) + "pass\n"
+            if body.strip():
+                pieces.append(body)
+    return "\n".join(pieces)
+
+
+@pytest.mark.parametrize(
+    "key", sorted(key for key in MANIFEST if key.startswith("python/") and "reads" in MANIFEST[key] and key not in NOT_RESOLVED)
+)
+def test_every_name_of_the_excerpt_is_found_and_nothing_else(key: str, reads_of) -> None:
+    reads = reads_of(parseable((HERE / key).read_text()), relpath=key)
+    found = {read.name for read in reads if read.name}
+    assert sorted(found) == sorted(MANIFEST[key]["reads"])
+    traps = {trap.split(" ")[0] for trap in MANIFEST[key].get("not_reads", [])}
+    assert not found & traps
+
+
+def test_a_helper_name_built_from_its_parameter_is_read_at_each_literal_call(reads_of) -> None:
+    reads = reads_of(
+        '''
+        import os
+
+        PREFIX = "LT_"
+
+        def flag(name, default="0"):
+            key = PREFIX + name.upper()
+            return os.environ.get(key, default)
+
+        def home(lib):
+            return os.environ.get(f"{lib.upper()}_HOME")
+
+        def load(lib):  # passes its parameter on: a helper too
+            return home(lib)
+
+        flag("threads")
+        flag(compute_name())    # not static: nothing read here
+        load("cudnn")
+        obj.flag("other")      # another object's method: not this helper
+        '''
+    )
+    assert [(r.name, r.line, r.form) for r in reads if r.name] == [
+        ("LT_THREADS", 16, "os.environ.get in helper flag()"),
+        ("CUDNN_HOME", 18, "os.environ.get in helper load()"),
+    ]
+
+
+def test_a_method_helper_is_matched_through_self_only(reads_of) -> None:
+    reads = reads_of(
+        '''
+        import os
+
+        class Knobs:
+            def read(self, key):
+                return os.getenv(key.upper())
+
+            def all(self):
+                return self.read("app_threads"), other.read("app_trace")
+        '''
+    )
+    assert [r.name for r in reads if r.name] == ["APP_THREADS"]
