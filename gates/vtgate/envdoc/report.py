@@ -53,6 +53,7 @@ class EnvdocReport:
     not_scanned: list[dict[str, Any]] = field(default_factory=list)  # source files by language not read
     unmatched_wrappers: list[dict[str, Any]] = field(default_factory=list)  # wrappers that read nothing
     stale_elsewhere: list[dict[str, Any]] = field(default_factory=list)  # stale names seen in unscanned files
+    from_prose: list[dict[str, Any]] = field(default_factory=list)  # reads documented only by a prose mention
     files_scanned: int = 0
     files_parsed: int = 0
     seconds: float = 0.0
@@ -126,6 +127,7 @@ class EnvdocReport:
             "not_scanned": self.not_scanned,
             "unmatched_wrappers": self.unmatched_wrappers,
             "stale_elsewhere": self.stale_elsewhere,
+            "from_prose": self.from_prose,
             "seconds": round(self.seconds, 3),
         }
 
@@ -251,6 +253,10 @@ def compare(
         r.prefix for r in dynamic_reads if r.prefix and all(len(r.prefix) > len(p) for p in config.prefixes)
     ]
     for row in rows:
+        if row.origin == "prose":  # a mention in running text, not an entry: nothing to delete
+            if row.name in used_rows:
+                report.from_prose.append({"name": row.name, "doc": row.file or doc_display, "doc_line": row.line})
+            continue
         if row.name in used_rows:
             continue
         if not row.is_pattern and any(row.name.startswith(p) for p in dynamic_prefixes):
