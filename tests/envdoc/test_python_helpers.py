@@ -117,3 +117,48 @@ def test_a_method_helper_is_matched_through_self_only(reads_of) -> None:
         '''
     )
     assert [r.name for r in reads if r.name] == ["APP_THREADS"]
+
+
+def test_keys_views_issubset_and_class_attributes_are_reads(reads_of) -> None:
+    reads = reads_of(
+        '''
+        import os
+
+        class Settings:
+            TOKEN_ENV = "APP_TOKEN"
+            URL_ENV: str = "APP_URL"
+
+            def token(self):
+                return os.getenv(self.TOKEN_ENV)
+
+        def url():
+            return os.environ.get(Settings.URL_ENV)
+
+        if "APP_DEBUG" in os.environ.keys():
+            pass
+        if set(["APP_USER", "APP_PASSWORD"]).issubset(os.environ.keys()):
+            pass
+        if {"APP_A"}.issubset(os.environ):
+            pass
+        if "APP_NOT_ENV" in config.keys():
+            pass
+        '''
+    )
+    assert [(r.name, r.line) for r in reads] == [
+        ("APP_TOKEN", 9), ("APP_URL", 12), ("APP_DEBUG", 14), ("APP_USER", 16), ("APP_PASSWORD", 16), ("APP_A", 18),
+    ]
+
+
+def test_a_constant_imported_from_another_module_is_followed(tmp_path: Path) -> None:
+    from vtgate.envdoc import EnvdocConfig, run_envdoc
+
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "src" / "pkg" / "consts.py").write_text('PREFIX = "APP_"\nCACHE_ENV = PREFIX + "CACHE"\nTWICE = "A"\nTWICE = "B"\n')
+    (tmp_path / "src" / "pkg" / "use.py").write_text(
+        "import os\nfrom . import consts\nfrom .consts import CACHE_ENV, TWICE\n"
+        "a = os.environ.get(CACHE_ENV)\nb = os.getenv(consts.CACHE_ENV)\nc = os.getenv(TWICE)\n"
+    )
+    (tmp_path / "ENV.md").write_text("| name | effect |\n|---|---|\n| APP_CACHE | cache |\n")
+    report = run_envdoc(tmp_path, EnvdocConfig.load(tmp_path, {"doc": "ENV.md", "prefix": ""}))
+    assert [(r.name, r.line) for r in report.reads] == [("APP_CACHE", 4), ("APP_CACHE", 5), (None, 6)]

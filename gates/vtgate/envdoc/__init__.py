@@ -20,6 +20,7 @@ from vtgate.envdoc.config import DEFAULT_DOC, AllowEntry, EnvdocConfig
 from vtgate.envdoc.cscan import C_SUFFIXES, constants_across_files
 from vtgate.envdoc.doctable import DocRow, parse_doc, parse_docs
 from vtgate.envdoc.model import EnvdocError, EnvdocNothingToCheck, EnvRead, FileScan, WrapperSpec
+from vtgate.envdoc.pyscan import decode_python, module_constants, module_parts
 from vtgate.envdoc.report import EnvdocReport, Finding, compare
 from vtgate.envdoc.scan import discover, display_path, resolve_wrapper_calls, scan_all
 from vtgate.envdoc.tsscan import available as tree_sitter_available
@@ -87,6 +88,7 @@ def run_envdoc(root: Path, config: EnvdocConfig) -> EnvdocReport:
     reads = [read for read in reads if (read.file, read.line) not in silenced]
     reads = _resolve_refs(reads, files)
     reads = _resolve_go_refs(reads, scans, files)
+    reads = _resolve_py_refs(reads, files)
     reads.sort(key=lambda read: (read.file, read.line))
     report = compare(scans, reads, docset.rows, config, doc_display)
     report.doc_warnings = list(docset.warnings)
@@ -112,7 +114,7 @@ def run_envdoc(root: Path, config: EnvdocConfig) -> EnvdocReport:
 def _resolve_refs(reads: list[EnvRead], files: list[tuple[Path, str]]) -> list[EnvRead]:
     """C reads whose name is an identifier defined in another file (``getenv(ENV_X)`` with
     ``#define ENV_X "VT_X"`` in a header): look the ``#define`` up in every C-family source."""
-    refs = {read.ref for read in reads if read.ref and read.name is None}
+    refs = {read.ref for read in reads if read.ref and read.name is None and not read.ref.startswith("py:")}
     if not refs:
         return reads
     texts = []
@@ -329,3 +331,42 @@ def _explain_stale_elsewhere(report: EnvdocReport, others: list[tuple[Path, str,
         )
         report.stale_elsewhere.append({"name": finding.name, "also_in": where, "kind": kind})
     report.findings[:] = updated
+
+
+def _resolve_py_refs(reads: list[EnvRead], files: list[tuple[Path, str]]) -> list[EnvRead]:
+    """Python reads whose name is a constant imported from another module (``from .consts import
+    NAME_ENV``): the module is found among the scanned files by its dotted path (a ``src/`` layout or
+    a different root is matched on the trailing components), and its module-level constant read."""
+    pending = {read.ref[3:] for read in reads if read.ref.startswith("py:") and read.name is None}
+    if not pending:
+        return reads
+    modules: dict[tuple[str, ...], list[tuple[Path, str]]] = {}
+    for path, shown in files:
+        if shown.endswith(".py"):
+            parts = module_parts(shown)
+            for start in range(len(parts)):
+                modules.setdefault(parts[start:], []).append((path, shown))
+    cache: dict[str, dict[str, tuple[str, ...]]] = {}
+    values: dict[str, tuple[str, ...]] = {}
+    for ref in pending:
+        dotted = tuple(ref.split("."))
+        module, name = dotted[:-1], dotted[-1]
+        candidates = modules.get(module, [])
+        if len(candidates) != 1:
+            continue  # unknown or ambiguous module: the read stays dynamic
+        path, shown = candidates[0]
+        if shown not in cache:
+            try:
+                cache[shown] = module_constants(decode_python(path.read_bytes()))
+            except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
+                cache[shown] = {}
+        if name in cache[shown]:
+            values[ref] = cache[shown][name]
+    resolved: list[EnvRead] = []
+    for read in reads:
+        found = values.get(read.ref[3:]) if read.ref.startswith("py:") and read.name is None else None
+        if not found:
+            resolved.append(replace(read, ref="") if read.ref.startswith("py:") else read)
+            continue
+        resolved.extend(replace(read, name=value, prefix=value, ref="") for value in found)
+    return resolved

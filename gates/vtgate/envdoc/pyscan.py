@@ -18,6 +18,7 @@ import os
 import re
 import tokenize
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 
 from vtgate.envdoc.model import (
     LITERAL_DEFAULT,
@@ -276,6 +277,7 @@ class _Scanner:
         self.in_wrapper_body = 0
         self.wrapper_names = {spec.dotted[-1] for spec in self.wrappers}
         self.helpers: list[_Helper] = []  # functions whose read name is built from a parameter
+        self.class_nodes: list[ast.ClassDef] = []
         self.full_source = ""  # the whole file's text (blocks may have been blanked in self.tree)
 
     # -- setup -------------------------------------------------------------------------------
@@ -414,6 +416,7 @@ class _Scanner:
             self._visit(child)
         self.qualname.append(node.name)
         self.class_stack.append(True)
+        self.class_nodes.append(node)
         matched = [spec for spec in self.wrappers if spec.matches((*self.module, *self.qualname))]
         for spec in matched:  # a registration class: its constructor's parameters place the arguments
             definition = self._class_def(spec, node)
@@ -427,6 +430,34 @@ class _Scanner:
             self.in_wrapper_body -= bool(matched)
             self.qualname.pop()
             self.class_stack.pop()
+            self.class_nodes.pop()
+
+    def _class_attribute(self, node: ast.Attribute, depth: int) -> Expr | None:
+        """``self.NAME_ENV`` / ``cls.NAME_ENV`` / ``Knobs.NAME_ENV``: a class attribute assigned once in
+        the class body (the enclosing class for self/cls, a class of this module by name)."""
+        if not isinstance(node.value, ast.Name):
+            return None
+        owner: ast.ClassDef | None = None
+        if node.value.id in ("self", "cls") and self.class_nodes:
+            owner = self.class_nodes[-1]
+        elif not self._locally_bound(node.value.id):
+            owner = next(
+                (item for item in self.tree.body if isinstance(item, ast.ClassDef) and item.name == node.value.id), None
+            )
+        if owner is None:
+            return None
+        values = [
+            statement.value
+            for statement in owner.body
+            if (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
+                and statement.targets[0].id == node.attr)
+            or (isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)
+                and statement.target.id == node.attr and statement.value is not None)
+        ]
+        if len(values) != 1 or values[0] is None:
+            return None
+        resolved = self.resolve(values[0], depth + 1)
+        return resolved if resolved.static is not None or resolved.choices else None
 
     def _class_def(self, spec: WrapperSpec, node: ast.ClassDef) -> WrapperDef | None:
         for statement in node.body:
@@ -518,6 +549,8 @@ class _Scanner:
             form = "os.getenv"
             self._read_call(node, form, key_kw="key", default_kw="default")
             return
+        if self._on_issubset(node):
+            return
         if self.wrappers:
             qualified = self._qualify(func)
             if not qualified:
@@ -552,18 +585,70 @@ class _Scanner:
         if isinstance(node.ctx, ast.Load) and self._is_environ(node.value) and not self.in_wrapper_body:
             self._add(None, self.resolve(node.slice), node.slice, f"os.{_attr_root(node.value)}[...]")
 
+    def _is_environ_or_keys(self, node: ast.expr) -> bool:
+        """``os.environ`` or ``os.environ.keys()``."""
+        if self._is_environ(node):
+            return True
+        return (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "keys"
+            and not node.args
+            and self._is_environ(node.func.value)
+        )
+
+    def _on_issubset(self, node: ast.Call) -> bool:
+        """``set(["A", "B"]).issubset(os.environ.keys())`` / ``{"A", "B"} <= ...``: each name is read."""
+        func = node.func
+        if not (
+            isinstance(func, ast.Attribute)
+            and func.attr == "issubset"
+            and len(node.args) == 1
+            and self._is_environ_or_keys(node.args[0])
+        ):
+            return False
+        names = func.value
+        if isinstance(names, ast.Call) and isinstance(names.func, ast.Name) and names.func.id in ("set", "frozenset") and names.args:
+            names = names.args[0]
+        if self.in_wrapper_body:
+            return True
+        if isinstance(names, (ast.Set, ast.List, ast.Tuple)):
+            for element in names.elts:
+                self._add(None, self.resolve(element), element, "set(...).issubset(os.environ)")
+        else:
+            self._add(None, self.resolve_names(names), names, "set(...).issubset(os.environ)")
+        return True
+
     def _on_compare(self, node: ast.Compare) -> None:
         left = node.left
         for op, right in zip(node.ops, node.comparators, strict=True):
-            if isinstance(op, (ast.In, ast.NotIn)) and self._is_environ(right) and not self.in_wrapper_body:
+            if isinstance(op, (ast.In, ast.NotIn)) and self._is_environ_or_keys(right) and not self.in_wrapper_body:
                 self._add(None, self.resolve(left), left, f"... in os.{_attr_root(right)}")
             left = right
 
     def _add(self, default: Expr | None, name: Expr, where: ast.AST, form: str) -> None:
         line = getattr(where, "lineno", 0)
-        self.result.reads.extend(make_reads(name, default, self.relpath, line, form))
+        reads = make_reads(name, default, self.relpath, line, form)
+        origin = self._imported_constant(where) if name.static is None and not name.choices else None
+        if origin is not None:  # `from .consts import NAME_ENV`: resolved against that module once all are known
+            reads = [replace(read, ref="py:" + ".".join(origin)) for read in reads]
+        self.result.reads.extend(reads)
         if name.static is None and not name.choices and isinstance(where, ast.expr):
             self._note_helper(where, default, form)
+
+    def _imported_constant(self, where: ast.AST) -> tuple[str, ...] | None:
+        """``NAME`` imported from another module (``from pkg.consts import NAME``, or ``consts.NAME``
+        after ``from pkg import consts``): its dotted origin."""
+        if isinstance(where, ast.Name) and where.id in self.imports and not self._locally_bound(where.id):
+            return self.imports[where.id]
+        if (
+            isinstance(where, ast.Attribute)
+            and isinstance(where.value, ast.Name)
+            and where.value.id in self.imports
+            and not self._locally_bound(where.value.id)
+        ):
+            return (*self.imports[where.value.id], where.attr)
+        return None
 
     # -- helpers whose read name is built from a parameter -----------------------------------
     def _note_helper(self, where: ast.expr, default: Expr | None, form: str) -> None:
@@ -756,6 +841,11 @@ class _Scanner:
             return Expr(static=None, source=_source(node))
         if isinstance(node, ast.Name):
             return self._resolve_name(node, depth)
+        if isinstance(node, ast.Attribute):
+            attribute = self._class_attribute(node, depth)
+            if attribute is not None:
+                return attribute
+            return Expr(static=None, source=_source(node))
         if isinstance(node, LoopValues):
             elements = self._loop_elements(node.iter)
             if elements is None:
@@ -1088,3 +1178,24 @@ def _source(node: ast.AST) -> str:
     except Exception:  # noqa: BLE001 - a message helper must never fail the scan
         return "<expression>"
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def module_constants(text: str) -> dict[str, tuple[str, ...]]:
+    """Module-level names of a Python file bound once to a static string (or a tuple of them), for
+    reads in other modules that import them (``from .consts import NAME_ENV``)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    scanner = _Scanner(tree, "", (), FileScan(file=""))
+    scanner._module_bindings()
+    found: dict[str, tuple[str, ...]] = {}
+    for name, values in scanner.module_assigned.items():
+        if len(values) != 1 or values[0] is None or name in scanner.module_bound:
+            continue
+        resolved = scanner.resolve(values[0])
+        if resolved.static is not None:
+            found[name] = (resolved.static,)
+        elif resolved.choices:
+            found[name] = resolved.choices
+    return found
