@@ -162,3 +162,17 @@ def test_a_constant_imported_from_another_module_is_followed(tmp_path: Path) -> 
     (tmp_path / "ENV.md").write_text("| name | effect |\n|---|---|\n| APP_CACHE | cache |\n")
     report = run_envdoc(tmp_path, EnvdocConfig.load(tmp_path, {"doc": "ENV.md", "prefix": ""}))
     assert [(r.name, r.line) for r in report.reads] == [("APP_CACHE", 4), ("APP_CACHE", 5), (None, 6)]
+
+
+def test_a_family_entry_a_computed_name_may_cover_is_not_stale(tmp_path: Path) -> None:
+    from vtgate.envdoc import EnvdocConfig, run_envdoc
+
+    (tmp_path / "config.py").write_text(
+        'import os\n\ndef get(setting):\n    env = "POETRY_" + "_".join(k.upper() for k in setting.split("."))\n'
+        "    return os.getenv(env)\n"
+    )
+    (tmp_path / "ENV.md").write_text(
+        "| name | effect |\n|---|---|\n| POETRY_CACHE_DIR | c |\n| POETRY_HTTP_BASIC_<NAME>_PASSWORD | p |\n| OTHER_<NAME>_X | o |\n"
+    )
+    report = run_envdoc(tmp_path, EnvdocConfig.load(tmp_path, {"doc": "ENV.md", "prefix": ""}))
+    assert [(f.kind, f.name) for f in report.findings] == [("stale", "OTHER_*_X"), ("dynamic", "POETRY_")]

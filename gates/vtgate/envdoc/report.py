@@ -259,8 +259,8 @@ def compare(
             continue
         if row.name in used_rows:
             continue
-        if not row.is_pattern and any(row.name.startswith(p) for p in dynamic_prefixes):
-            continue
+        if any((row.pattern_prefix if row.is_pattern else row.name).startswith(p) for p in dynamic_prefixes):
+            continue  # a computed name with that literal prefix may be it (or a member of the family)
         what = "no variable of this family" if row.is_pattern else "it"
         findings.append(
             Finding(
