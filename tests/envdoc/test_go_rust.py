@@ -150,3 +150,12 @@ def test_without_the_extra_go_and_rust_files_are_named_as_not_scanned(tmp_path: 
     report = run_envdoc(tmp_path, EnvdocConfig.load(tmp_path, {"doc": "ENV.md", "prefix": "APP_"}))
     assert sorted(read.name or "" for read in report.reads) == ["APP_GO", "APP_PY", "APP_RS"]
     assert report.not_scanned == []
+
+
+def test_go_struct_tags_of_env_loading_libraries_are_reads_with_their_defaults() -> None:
+    scan = scan_go_text(
+        'package cfg\n\ntype Config struct {\n\tPort int `env:"APP_PORT" envDefault:"3000"`\n'
+        '\tHost string `envconfig:"APP_HOST"`\n\tName string `json:"name"`\n\tRaw  string `env:"-"`\n}\n',
+        "cfg/config.go",
+    )
+    assert [(read.name, read.line, read.default) for read in scan.reads] == [("APP_PORT", 4, "3000"), ("APP_HOST", 5, None)]

@@ -430,11 +430,14 @@ def scan_go_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()) 
     """Scan one Go file's text for environment reads (see the module docstring)."""
     result = FileScan(file=relpath, parsed=True)
     wrapper_names = {spec.dotted[-1] for spec in wrappers}
-    if "Getenv" not in text and "LookupEnv" not in text and not any(name in text for name in wrapper_names):
+    has_tags = "env:\"" in text or "envconfig:\"" in text
+    if "Getenv" not in text and "LookupEnv" not in text and not has_tags and not any(name in text for name in wrapper_names):
         result.parsed = False
         return result
     tree = _parser("go").parse(text.encode("utf-8"))
     root = tree.root_node
+    if has_tags:
+        result.reads.extend(_go_struct_tags(root, relpath))
     if root.has_error:
         result.notes.append(f"{relpath}: tree-sitter-go found syntax errors; reads in the broken parts may be missed")
     packages = _go_import_names(root)
@@ -475,6 +478,32 @@ def go_constants(text: str) -> dict[str, tuple[str, ...]]:
     if "const" not in text and "var" not in text:
         return {}
     return _go_file_constants(_Resolver("go", _parser("go").parse(text.encode("utf-8")).root_node))
+
+
+_ENV_TAG = re.compile(r'(?:^|\s)(?P<key>env|envconfig):"(?P<name>[A-Za-z_][A-Za-z0-9_]*)[",]')
+_ENV_DEFAULT_TAG = re.compile(r'(?:^|\s)(?:envDefault|default):"(?P<value>[^"]*)"')
+
+
+def _go_struct_tags(root: Any, relpath: str) -> list[EnvRead]:
+    """Struct fields tagged for env-loading libraries: ``env:"PORT"`` (caarlos0/env,
+    sethvargo/go-envconfig) and ``envconfig:"PORT"`` (kelseyhightower/envconfig, which also accepts
+    the name with the prefix given to ``Process``); ``envDefault:"3000"`` / ``default:"3000"`` is the
+    default compared with the doc."""
+    reads: list[EnvRead] = []
+    for field in _walk(root, {"field_declaration"}):
+        tag = field.child_by_field_name("tag")
+        value = _string_value(tag) if tag is not None else None
+        if not value:
+            continue
+        match = _ENV_TAG.search(value)
+        if match is None:
+            continue
+        name = match["name"]
+        found = _ENV_DEFAULT_TAG.search(value)
+        default = Expr(static=found["value"], prefix=found["value"]) if found else None
+        form = f"struct tag {match['key']}:\"...\" (Go)"
+        reads.extend(make_reads(Expr(static=name, prefix=name), default, relpath, _line(tag), form))
+    return reads
 
 
 def _go_file_constants(resolver: _Resolver) -> dict[str, tuple[str, ...]]:
