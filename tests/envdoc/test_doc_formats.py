@@ -37,11 +37,13 @@ def test_sphinx_envvar_defaults_rst_underlines_and_definition_lists(tmp_path: Pa
     page = tmp_path / "envvars.rst"
     page.write_text(
         "Build\n~~~~~\n\n.. envvar:: APP_JOBS\n\n   :Type: ``int``\n   :Default: ``4``\n\n"
+        ".. envvar:: APP_SM\n\n   :Default: Total SM count\n\n.. envvar:: APP_P2P\n\n   :Default: ``0`` (or auto-enabled on old GPUs)\n\n"
         "Runtime\n~~~~~~~\n\n* **APP_MODE**: how to run (default ``fast``)\n* **Note**: not a name\n\n"
         "APP_TRACE\n    Trace every call.\n\nSee :envvar:`APP_JOBS`.\n"
     )
     rows = {row.name: row for row in parse_docs([(page, "envvars.rst")]).rows}
-    assert sorted(rows) == ["APP_JOBS", "APP_MODE", "APP_TRACE"]
+    assert sorted(rows) == ["APP_JOBS", "APP_MODE", "APP_P2P", "APP_SM", "APP_TRACE"]
+    assert (rows["APP_SM"].compare_default, rows["APP_P2P"].default) == (False, "0")
     assert (rows["APP_JOBS"].default, rows["APP_JOBS"].compare_default, rows["APP_JOBS"].line) == ("4", True, 4)
     assert rows["APP_MODE"].default == "fast"
     assert rows["APP_TRACE"].origin == ""

@@ -409,7 +409,11 @@ def _parse_markdown(text: str, shown: str, warnings: list[str], tables: list[int
                 while cursor < len(lines) and (not lines[cursor].strip() or lines[cursor][:1].isspace()):
                     field = _FIELD_DEFAULT.match(lines[cursor])
                     if field and field_default is None:
-                        field_default = _strip_code(field["value"].strip())
+                        # ``0`` (or auto-enabled for ...): the literal is the default; prose is not compared
+                        literal = re.match(r"^``(?P<code>[^`]*)``\s*(?:\(.*)?$|^`(?P<one>[^`]*)`\s*(?:\(.*)?$", field["value"].strip())
+                        field_default = (literal["code"] if literal["code"] is not None else literal["one"]) if literal else None
+                        if field_default and field_default.lower() in UNSET_MARKERS:
+                            field_default = f'"{field_default}"'  # ``none`` in code is the string none, not "unset"
                     cursor += 1
                 rows.append(
                     DocRow(name, field_default or "", "", "", index + 1, shown, compare_default=field_default is not None)
