@@ -310,8 +310,8 @@ def _prose_names(text: str, shown: str) -> list[DocRow]:
             in_fence = not in_fence
             continue
         if in_fence:
-            export = re.match(r"^\s*(?:export\s+)(?P<name>[A-Z][A-Z0-9_]*_[A-Z0-9_]*)=", line)
-            if export:  # `export POETRY_VIRTUALENVS_PATH=...` in a shell example
+            export = re.match(r"^\s*(?:export\s+|set\s+|\$env:)?(?P<name>[A-Z][A-Z0-9_]*_[A-Z0-9_]*)=", line)
+            if export:  # `export POETRY_VIRTUALENVS_PATH=...`, `OLLAMA_NO_CLOUD=1 ollama serve` in a shell example
                 rows.append(DocRow(export["name"], "", "", "", number, shown, compare_default=False, origin="prose"))
             continue
         if stripped.startswith(".. code-block::") or stripped.startswith(".. code::") or stripped.endswith("::"):
