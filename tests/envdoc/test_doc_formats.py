@@ -68,3 +68,14 @@ def test_a_name_from_prose_documents_a_read_and_is_never_stale(tmp_path: Path) -
     assert report.findings == []
     assert report.to_json()["from_prose"] == [{"name": "APP_HOST", "doc": "FAQ.md", "doc_line": 3}]
     assert "read from prose" in report.doc_warnings[0]
+
+
+def test_the_same_name_in_two_help_dumps_is_one_entry_without_a_warning(tmp_path: Path) -> None:
+    (tmp_path / "launcher.md").write_text("## MODEL_ID\n```shell\n  --model-id <ID>\n      [env: MODEL_ID=]\n      [default: gpt2]\n```\n")
+    (tmp_path / "architecture.md").write_text("```\n  --model-id <ID>\n      [env: MODEL_ID=]\n  --port <PORT>\n      [env: PORT=]\n```\n")
+    docset = parse_docs([(tmp_path / "launcher.md", "launcher.md"), (tmp_path / "architecture.md", "architecture.md")])
+    assert [(row.name, row.file, row.line, row.default) for row in docset.rows] == [
+        ("MODEL_ID", "launcher.md", 4, "gpt2"),
+        ("PORT", "architecture.md", 5, ""),
+    ]
+    assert docset.warnings == []

@@ -87,6 +87,7 @@ def test_a_wrapper_that_matches_no_call_is_a_warning_naming_the_closest_spelling
     (tmp_path / "arg.cpp").write_text(
         '#include "arg.h"\nvoid add() {\n    opt("--threads").set_env("LLAMA_ARG_THREADS");\n    getenv("LLAMA_X");\n}\n'
     )
+    (tmp_path / "run.sh").write_text('echo "$LLAMA_X"\n')
     (tmp_path / "ENV.md").write_text("| name | effect |\n|---|---|\n| LLAMA_X | x |\n| LLAMA_ARG_THREADS | threads |\n")
     done = subprocess.run(
         [VTGATE, "envdoc", "--doc", "ENV.md", "--prefix", "LLAMA_", "--wrapper", "set_env:0", "--wrapper",
@@ -97,6 +98,7 @@ def test_a_wrapper_that_matches_no_call_is_a_warning_naming_the_closest_spelling
     assert [(w["wrapper"], w["closest"]) for w in report["unmatched_wrappers"]] == [("set_env:0", ".set_env"), ("no_such_fn:0", None)]
     assert "wrapper set_env:0 matched no call in the scanned sources; the closest spelling called is .set_env" in done.stderr
     assert "did you mean --wrapper '.set_env:0'?" in done.stderr
+    assert "not scanned: 1 shell file(s) (first: run.sh): envdoc has no scanner for this language" in done.stderr
     # and with the right spelling, nothing is unmatched and the registration is a read
     done = subprocess.run(
         [VTGATE, "envdoc", "--doc", "ENV.md", "--prefix", "LLAMA_", "--wrapper", ".set_env:0:-", "--json", "-"],
