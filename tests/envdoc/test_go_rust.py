@@ -161,3 +161,13 @@ def test_go_struct_tags_of_env_loading_libraries_are_reads_with_their_defaults()
         "cfg/config.go",
     )
     assert [(read.name, read.line, read.default) for read in scan.reads] == [("APP_PORT", 4, "3000"), ("APP_HOST", 5, None)]
+
+
+def test_a_go_scan_of_os_environ_by_prefix_reads_the_family() -> None:
+    scan = scan_go_text(
+        'package srv\n\nimport (\n\t"os"\n\t"strings"\n)\n\nfunc vars() (out []string) {\n'
+        '\tfor _, kv := range os.Environ() {\n\t\tif strings.HasPrefix(kv, "OLLAMA_") {\n\t\t\tout = append(out, kv)\n\t\t}\n\t}\n'
+        '\tfor _, kv := range other() {\n\t\tif strings.HasPrefix(kv, "NOT_ENV_") {\n\t\t}\n\t}\n\treturn\n}\n',
+        "srv/env.go",
+    )
+    assert [(read.name, read.prefix, read.line) for read in scan.reads] == [(None, "OLLAMA_", 10)]

@@ -176,3 +176,24 @@ def test_a_family_entry_a_computed_name_may_cover_is_not_stale(tmp_path: Path) -
     )
     report = run_envdoc(tmp_path, EnvdocConfig.load(tmp_path, {"doc": "ENV.md", "prefix": ""}))
     assert [(f.kind, f.name) for f in report.findings] == [("stale", "OTHER_*_X"), ("dynamic", "POETRY_")]
+
+
+def test_a_scan_of_os_environ_by_prefix_or_pattern_covers_a_documented_family(tmp_path: Path) -> None:
+    from vtgate.envdoc import EnvdocConfig, run_envdoc
+
+    (tmp_path / "config.py").write_text(
+        "import os\nimport re\n\nPATTERN = re.compile(r\"APP_REPOSITORIES_(?P<name>[A-Z_]+)_URL\")\n\n"
+        "def repositories():\n    for key in os.environ:\n        if PATTERN.match(key):\n            yield key\n\n"
+        "def plugins():\n    return [k for k in os.environ if k.startswith('APP_PLUGIN_')]\n\n"
+        "def flags():\n    for key, value in os.environ.items():\n        if key.startswith(('APP_FLAG_', 'APP_OPT_')):\n            yield value\n\n"
+        "def child_env():\n    return {k: v for k, v in os.environ.items() if not k.startswith('APP_')}\n"
+    )
+    (tmp_path / "ENV.md").write_text(
+        "| name | effect |\n|---|---|\n| APP_REPOSITORIES_<NAME>_URL | r |\n| APP_FLAG_* | f |\n| APP_OPT_* | o |\n| APP_PLUGIN_* | p |\n"
+    )
+    report = run_envdoc(tmp_path, EnvdocConfig.load(tmp_path, {"doc": "ENV.md", "prefix": "APP_"}))
+    assert [(r["prefix"], r["line"], r["by"]) for r in report.dynamic_covered] == [
+        ("APP_REPOSITORIES_", 8, "APP_REPOSITORIES_*_URL"), ("APP_PLUGIN_", 12, "APP_PLUGIN_*"),
+        ("APP_FLAG_", 16, "APP_FLAG_*"), ("APP_OPT_", 16, "APP_OPT_*"),
+    ]
+    assert report.findings == []

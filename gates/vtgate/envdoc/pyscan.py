@@ -403,6 +403,11 @@ class _Scanner:
                 finally:
                     self.scope_nodes.pop()
                 continue
+            if isinstance(current, (ast.For, ast.AsyncFor)) and not self.in_wrapper_body:
+                self._environ_scan(current.iter, current.target, current.body)
+            elif isinstance(current, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)) and not self.in_wrapper_body:
+                for generator in current.generators:
+                    self._environ_scan(generator.iter, generator.target, generator.ifs)
             if isinstance(current, ast.Call):
                 self._on_call(current)
             elif isinstance(current, ast.Subscript):
@@ -596,6 +601,82 @@ class _Scanner:
             and not node.args
             and self._is_environ(node.func.value)
         )
+
+    def _environ_scan(self, iterated: ast.expr, target: ast.expr, body: Sequence[ast.AST]) -> None:
+        """``for key in os.environ:`` (or ``.keys()``, ``.items()``) filtered by ``key.startswith("X_")``
+        or a regex ``re.compile(r"X_(?P<name>...)_URL").match(key)``: a read of the family ``X_*``
+        (``X_*_URL``), so a documented family is covered and never called stale."""
+        if (
+            isinstance(iterated, ast.Call)
+            and isinstance(iterated.func, ast.Attribute)
+            and iterated.func.attr == "items"
+            and not iterated.args
+        ):
+            iterated = iterated.func.value
+        if not self._is_environ_or_keys(iterated):
+            return
+        if isinstance(target, ast.Tuple) and target.elts:
+            target = target.elts[0]
+        if not isinstance(target, ast.Name):
+            return
+        var = target.id
+        # `{k: v for k, v in os.environ.items() if not k.startswith("VT_")}` copies the environment
+        # without those names: a negated filter reads nothing
+        negated = {
+            id(node.operand) for statement in body for node in ast.walk(statement)
+            if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
+        }
+        for statement in body:
+            for node in ast.walk(statement):
+                if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute) or id(node) in negated:
+                    continue
+                func = node.func
+                if func.attr == "startswith" and isinstance(func.value, ast.Name) and func.value.id == var and node.args:
+                    first = node.args[0]
+                    options = list(first.elts) if isinstance(first, ast.Tuple) else [first]
+                    for option in options:
+                        value = self.resolve(option)
+                        if value.static:
+                            self._add(None, Expr(static=None, prefix=value.static, source=_source(node)), node,
+                                      "os.environ scanned by prefix")
+                elif func.attr in ("match", "fullmatch", "search") and node.args and isinstance(node.args[-1], ast.Name) \
+                        and node.args[-1].id == var:
+                    pattern = self._regex_of(func.value, node.args[0] if len(node.args) == 2 else None)
+                    if pattern is None:
+                        continue
+                    head, tail = _regex_ends(pattern)
+                    if head or tail:
+                        self._add(None, Expr(static=None, prefix=head, suffix=tail, source=_source(node)), node,
+                                  "os.environ scanned by pattern")
+
+    def _regex_of(self, owner: ast.expr, pattern_arg: ast.expr | None) -> str | None:
+        """The pattern of ``re.match(PATTERN, key)`` or of ``P.match(key)`` where ``P =
+        re.compile(PATTERN)`` in this scope or the module."""
+        if isinstance(owner, ast.Name) and owner.id == "re" and pattern_arg is not None:
+            return self.resolve(pattern_arg).static
+        if not isinstance(owner, ast.Name) or pattern_arg is not None:
+            return None
+        values: list[ast.expr | None] = []
+        for scope in reversed(self.scopes):
+            if owner.id in scope.assigned or owner.id in scope.bound:
+                values = scope.assigned.get(owner.id, []) if owner.id not in scope.bound else []
+                break
+        else:
+            self._module_bindings()
+            values = self.module_assigned.get(owner.id, []) if owner.id not in self.module_bound else []
+        if len(values) != 1:
+            return None
+        value = values[0]
+        if (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "compile"
+            and isinstance(value.func.value, ast.Name)
+            and value.func.value.id == "re"
+            and value.args
+        ):
+            return self.resolve(value.args[0]).static
+        return None
 
     def _on_issubset(self, node: ast.Call) -> bool:
         """``set(["A", "B"]).issubset(os.environ.keys())`` / ``{"A", "B"} <= ...``: each name is read."""
@@ -973,6 +1054,31 @@ class _Scanner:
             else:
                 parts.append(Expr(static=None))
         return _concatenated(_source(node), parts)
+
+
+_REGEX_META = set(".^$*+?{}[]\\|()")
+
+
+def _regex_ends(pattern: str) -> tuple[str, str]:
+    """The literal text a regex's matches start with and end with (``POETRY_REPOSITORIES_(?P<name>
+    [A-Z_]+)_URL`` -> ``POETRY_REPOSITORIES_``, ``_URL``); a pattern without metacharacters is a prefix."""
+    body = pattern[1:] if pattern.startswith("^") else pattern
+    head = ""
+    for char in body:
+        if char in _REGEX_META:
+            break
+        head += char
+    if len(head) == len(body):
+        return head, ""
+    tail_source = body[:-1] if body.endswith("$") and not body.endswith("\\$") else body
+    tail = ""
+    for char in reversed(tail_source):
+        if char in _REGEX_META:
+            break
+        tail = char + tail
+    if tail and len(tail_source) > len(tail) and tail_source[-len(tail) - 1] in "*+?}":
+        tail = tail[1:]  # `X+` : the quantifier binds the last literal char, which may repeat
+    return head, tail  # without `$` re.match does not pin the end; the literal tail is taken as meant
 
 
 class _Helper:

@@ -431,7 +431,8 @@ def scan_go_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()) 
     result = FileScan(file=relpath, parsed=True)
     wrapper_names = {spec.dotted[-1] for spec in wrappers}
     has_tags = "env:\"" in text or "envconfig:\"" in text
-    if "Getenv" not in text and "LookupEnv" not in text and not has_tags and not any(name in text for name in wrapper_names):
+    words = ("Getenv", "LookupEnv", "Environ()")
+    if not any(word in text for word in words) and not has_tags and not any(name in text for name in wrapper_names):
         result.parsed = False
         return result
     tree = _parser("go").parse(text.encode("utf-8"))
@@ -442,6 +443,8 @@ def scan_go_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()) 
         result.notes.append(f"{relpath}: tree-sitter-go found syntax errors; reads in the broken parts may be missed")
     packages = _go_import_names(root)
     resolver = _Resolver("go", root)
+    if "Environ()" in text:
+        result.reads.extend(_go_environ_scans(root, packages, relpath))
     for call in _walk(root, {"call_expression"}):
         function = call.child_by_field_name("function")
         arguments = call.child_by_field_name("arguments")
@@ -503,6 +506,41 @@ def _go_struct_tags(root: Any, relpath: str) -> list[EnvRead]:
         default = Expr(static=found["value"], prefix=found["value"]) if found else None
         form = f"struct tag {match['key']}:\"...\" (Go)"
         reads.extend(make_reads(Expr(static=name, prefix=name), default, relpath, _line(tag), form))
+    return reads
+
+
+def _go_environ_scans(root: Any, packages: set[str], relpath: str) -> list[EnvRead]:
+    """``for _, kv := range os.Environ() { if strings.HasPrefix(kv, "OLLAMA_") ...`` reads the family
+    ``OLLAMA_*``, so a documented family is covered and never called stale."""
+    reads: list[EnvRead] = []
+    for loop in _walk(root, {"for_statement"}):
+        clause = next((child for child in loop.named_children if child.type == "range_clause"), None)
+        if clause is None:
+            continue
+        right = clause.child_by_field_name("right")
+        left = clause.child_by_field_name("left")
+        if right is None or left is None or right.type != "call_expression":
+            continue
+        function = right.child_by_field_name("function")
+        qualified = _callee(function)[0] if function is not None else ()
+        if len(qualified) != 2 or qualified[0] not in packages or qualified[1] != "Environ":
+            continue
+        names = list(left.named_children)
+        if not names:
+            continue
+        var = _text(names[-1])
+        body = loop.child_by_field_name("body")
+        for call in _walk(body, {"call_expression"}) if body is not None else ():
+            callee = call.child_by_field_name("function")
+            arguments = call.child_by_field_name("arguments")
+            if callee is None or arguments is None or _callee(callee)[0] != ("strings", "HasPrefix"):
+                continue
+            args = list(arguments.named_children)
+            if len(args) == 2 and _text(args[0]) == var:
+                prefix = _string_value(args[1])
+                if prefix:
+                    form = "os.Environ() scanned by prefix (Go)"
+                    reads.extend(make_reads(Expr(static=None, prefix=prefix), None, relpath, _line(call), form))
     return reads
 
 
