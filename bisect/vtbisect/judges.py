@@ -80,6 +80,11 @@ def kill_children() -> None:
     _children.kill_all()
 
 
+def allow_children() -> None:
+    """After ``kill_children``, let judges start again (``--fallback local``: the run goes on here)."""
+    _children.resume()
+
+
 def run_child(
     argv: Sequence[str], cwd: Path, env: Mapping[str, str], timeout: float | None
 ) -> tuple[int | None, str, str, bool]:

@@ -23,6 +23,7 @@ import typer
 from filelock import FileLock, Timeout
 from vtgate.cli.commands.executor_options import (
     EXECUTOR_OPTION,
+    FALLBACK_OPTION,
     OPTION_NAMES,
     RESOURCES_OPTION,
     SCHEDULER_OPTION,
@@ -31,14 +32,14 @@ from vtgate.cli.commands.executor_options import (
 from vtgate.cli.exits import Interrupted
 from vtgate.exitcodes import ExitCode
 from vtgate.output import console, problem, say, write_json
-from vtgate.run.executor import ExecutorError, ExecutorSettings
+from vtgate.run.executor import ExecutorError, ExecutorSettings, SchedulerLost
 
 from vtbisect.app import app
 from vtbisect.cache import Knobs, VerdictCache, default_cache_dir, thread_env, verdict_env
 from vtbisect.distributed import judging, stop_remote
 from vtbisect.driver import Bisection
 from vtbisect.judgecmd import CommandError, resolve_command, resolve_gate_leaks
-from vtbisect.judges import CommandRunner, GateRunner, JudgeAbort, Runner, kill_children
+from vtbisect.judges import CommandRunner, GateRunner, JudgeAbort, Runner, allow_children, kill_children
 from vtbisect.records import BisectError, Options, Outcome
 from vtbisect.report import ProgressHandler, outcome_record, summary_lines, write_evidence
 from vtbisect.revisions import (
@@ -199,6 +200,7 @@ def run_command(
     executor: str = EXECUTOR_OPTION,
     scheduler: str = SCHEDULER_OPTION,
     resources: list[str] = RESOURCES_OPTION,
+    fallback: str = FALLBACK_OPTION,
 ) -> int:
     argv = sys.argv[1:]
     rest = list(rest or [])
@@ -220,7 +222,7 @@ def run_command(
             runner.perf_reference = rng.good.sha  # perf gates: each candidate's speed as a ratio to GOOD's
             runner.leaks = resolve_gate_leaks(repo, env, (rng.good.sha, rng.bad.sha), runner.python,
                                               [Path(vtgate.__file__).parent.parent, Path(vtbisect.__file__).parent.parent])
-        settings = executor_settings(executor, scheduler, resources, repo)
+        settings = executor_settings(executor, scheduler, resources, repo, fallback)
     except (RangeError, BisectError, CommandError, ExecutorError) as error:
         raise fail(str(error), error.exit_code) from None
     except JudgeAbort as error:
@@ -287,6 +289,16 @@ def _bisect(repo: Path, cache: Path, rng: Range, runner: Runner, options: Option
         raise fail(f"aborted: {error}", error.exit_code) from None
     except GitError as error:
         raise fail(f"git failed: {error}", ExitCode.INTERNAL) from None
+    except SchedulerLost as error:
+        left = f", {handler.left} candidates left" if handler.left is not None else ""
+        kept = "the cache keeps every verdict that finished" if not no_cache else "the cache is off (--no-cache)"
+        if settings is not None and settings.fallback == "local":
+            say(("note:", "yellow"), f" {error}. Judged on the cluster: {handler.judged} steps{left}; "
+                f"{kept}; the bisection goes on on this machine (--fallback local)")
+            allow_children()
+            return _bisect(repo, cache, rng, runner, options, env, no_cache, quiet, ExecutorSettings())
+        raise fail(f"{error}. Judged so far: {handler.judged} steps{left}; {kept}, worktrees removed; re-run the "
+                   "same command to resume", error.exit_code) from None
     except ExecutorError as error:
         raise fail(str(error), error.exit_code) from None
 

@@ -103,3 +103,9 @@ class ChildProcesses:
             self._killed.update(p.pid for p in live)
         for process in live:
             kill_tree(process.pid)
+
+    def resume(self) -> None:
+        """After ``kill_all``, let new children start again (a run that goes on elsewhere: a lost Dask
+        scheduler's work continuing on this machine)."""
+        with self._lock:
+            self._stopping = False

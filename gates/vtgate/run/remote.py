@@ -12,17 +12,17 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import time
+import threading
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import CancelledError
 from pathlib import Path
 from typing import Any
 
+from vtgate.output import say
 from vtgate.run.execute import ProbeKey, ProbeResult, SharedRuns, expected_tree_hash, run_one
-from vtgate.run.executor import DaskExecutor, ExecutorSettings, current_worker
+from vtgate.run.executor import DaskExecutor, ExecutorSettings, SchedulerLost, current_worker
 from vtgate.suite.records import SuiteSettings
 from vtgate.treehash import source_tree_hash
-
-POLL_SECONDS = 0.1
 
 
 def probe_on_worker(key: ProbeKey, settings: SuiteSettings, timeout: float, reaching: dict[str, str],
@@ -53,6 +53,8 @@ class RemoteRuns:
         self.cancelled = False
         self.gate_resources = dict(gate_resources or {})
         self._hashes: dict[tuple[str, str | None], str | None] = {}
+        self._lock = threading.Lock()
+        self._told = False
 
     def resources(self, gates: Sequence[str]) -> dict[str, float]:
         """What a run needs: the run's ``--resources`` with the resources of every gate that requested
@@ -68,19 +70,32 @@ class RemoteRuns:
         cached = (key.root, shared.settings.source_tree)
         if cached not in self._hashes:
             self._hashes[cached] = expected_tree_hash(root, shared.settings)
-        future = self.executor.submit(probe_on_worker, key, shared.settings, timeout, shared.ambient.reaching(key),
-                                      self._hashes[cached], resources=self.resources(shared.gates.get(key, [])))
-        while not future.done():
+        args = (key, shared.settings, timeout, shared.ambient.reaching(key), self._hashes[cached])
+        try:
+            result: ProbeResult = self.executor.wait(probe_on_worker, *args,
+                                                     resources=self.resources(shared.gates.get(key, [])),
+                                                     stopped=lambda: self.cancelled)
+            return result
+        except SchedulerLost as lost:
+            if self.executor.settings.fallback == "local" and not self.cancelled:
+                self._tell_fallback(lost)
+                return probe_on_worker(*args)  # the same run, on this machine
+            return ProbeResult(key, None, str(lost), "probe", 0.0)
+        except CancelledError:
             if self.cancelled:
                 return ProbeResult(key, None, "the check was cancelled", "probe", 0.0)
-            time.sleep(POLL_SECONDS)
-        try:
-            return future.result()
+            return ProbeResult(key, None, f"probe {key.probe} could not run on the Dask cluster: the scheduler "
+                               "dropped it every time it was submitted", "probe", 0.0)
         except Exception as error:  # noqa: BLE001 - a worker's failure is a run that could not happen
             return ProbeResult(key, None, f"probe {key.probe} could not run on the Dask cluster: "
                                f"{type(error).__name__}: {error}", "probe", 0.0)
-        finally:
-            self.executor.forget(future)
+
+    def _tell_fallback(self, lost: SchedulerLost) -> None:
+        with self._lock:
+            if self._told:
+                return
+            self._told = True
+        say(("note:", "yellow"), f" {lost}; the remaining probe runs run on this machine (--fallback local)")
 
     def cancel(self) -> None:
         self.cancelled = True
