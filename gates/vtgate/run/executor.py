@@ -258,6 +258,8 @@ class DaskExecutor:
         self._probed = 0.0  # when the scheduler was last asked (monotonic)
         self._unreachable_since: float | None = None
         self._lost: SchedulerLost | None = None
+        self._scattered: dict[Any, list[Any]] = {}  # the first future's key -> [data, the future holding it now]
+        self._workerless_since: float | None = None
         self.finished = 0  # tasks whose result came back (for the message when the scheduler is lost)
         if settings.scheduler is None:
             with dask.config.set({"distributed.scheduler.allowed-failures": DEFAULT_ALLOWED_FAILURES}):
@@ -323,8 +325,28 @@ class DaskExecutor:
             + ",".join(f"{k}={v:g}" for k, v in wanted.items()))
 
     def broadcast(self, data: Any) -> Any:
-        """Send ``data`` to the workers once; the returned future stands for it in ``submit``."""
-        return self.client.scatter(data, broadcast=True, hash=False)
+        """Send ``data`` to the workers once; the returned future stands for it in ``submit``. The data
+        is kept: when every worker holding it died (a task cancelled for "lost dependencies"), ``wait``
+        sends it again (``_rebroadcast``)."""
+        future = self._scatter(data)
+        self._scattered[future.key] = [data, future]
+        return future
+
+    def _scatter(self, data: Any) -> Any:
+        try:
+            return self.client.scatter(data, broadcast=True, hash=False, timeout=self.settings.lost_timeout)
+        except (OSError, TimeoutError) as error:
+            raise self._lost_error(f"no worker took the run's data within {self.settings.lost_timeout:g} s "
+                                   f"({type(error).__name__}: {error})") from None
+
+    def _rebroadcast(self) -> None:
+        for entry in self._scattered.values():
+            if entry[1].status != "finished":
+                entry[1] = self._scatter(entry[0])
+
+    def _current(self, args: Sequence[Any]) -> tuple[Any, ...]:
+        """``args`` with every broadcast future replaced by the one that holds its data now."""
+        return tuple(self._scattered[a.key][1] if getattr(a, "key", None) in self._scattered else a for a in args)
 
     def submit(self, function: Any, *args: Any, resources: Mapping[str, float] | None = None) -> Any:
         """Run ``function(*args)`` on a worker offering ``resources`` (default: the run's ``--resources``)."""
@@ -348,7 +370,7 @@ class DaskExecutor:
             if stopped():
                 raise CancelledError("the run was cancelled")
             try:
-                future = self.submit(function, *args, resources=resources)
+                future = self.submit(function, *self._current(args), resources=resources)
             except Exception:
                 if self.client.status == "running":
                     raise
@@ -371,6 +393,9 @@ class DaskExecutor:
                 if getattr(error, "reason", "") == "scheduler-connection-lost":
                     self._wait_for_scheduler()  # back within the deadline: submit again, never counted
                     continue
+                if getattr(error, "reason", "") == "lost dependencies" and attempt < LOST_TASK_RESUBMITS:
+                    self._rebroadcast()  # every worker holding the run's data died: send it again
+                    continue
                 if attempt == LOST_TASK_RESUBMITS:
                     raise
             finally:
@@ -386,9 +411,10 @@ class DaskExecutor:
             time.sleep(POLL_SECONDS)
 
     def check_alive(self) -> None:
-        """Raise ``SchedulerLost`` when the scheduler has stopped answering for good: the client closed
-        after failing to reconnect (it tries for ``connect_timeout`` seconds), or the scheduler did not
-        answer a question for ``lost_timeout`` seconds (a network that drops packets closes nothing).
+        """Raise ``SchedulerLost`` when the cluster cannot finish the run: the client closed after failing
+        to reconnect (it tries for ``connect_timeout`` seconds), the scheduler did not answer a question
+        for ``lost_timeout`` seconds (a network that drops packets closes nothing), or it has had no
+        worker for ``lost_timeout`` seconds (every host died).
         Asked from every waiting thread; one question to the scheduler at a time, at most every
         ``HEARTBEAT_SECONDS``, each bounded."""
         if self._lost is not None:
@@ -403,11 +429,21 @@ class DaskExecutor:
                                               f"to reconnect for {self.settings.connect_timeout:g} s")
             elif now - self._probed >= HEARTBEAT_SECONDS:
                 self._probed = now
-                if self._answers():
+                workers = self._workers()
+                if workers is not None:
                     self._unreachable_since = None
                 elif self._unreachable_since is None:
                     self._unreachable_since = now
+                if workers == 0 and self._workerless_since is None:
+                    self._workerless_since = now
+                elif workers:
+                    self._workerless_since = None
                 self._probed = time.monotonic()
+            if self._lost is None and self._workerless_since is not None:
+                alone = time.monotonic() - self._workerless_since
+                if alone > self.settings.lost_timeout:
+                    self._lost = self._lost_error(f"it has had no worker for {alone:.0f} s (VT_DASK_LOST_TIMEOUT "
+                                                  f"{self.settings.lost_timeout:g} s): its hosts died or left")
             if self._lost is None and self._unreachable_since is not None:
                 silent = time.monotonic() - self._unreachable_since
                 if silent > self.settings.lost_timeout:
@@ -416,18 +452,20 @@ class DaskExecutor:
             if self._lost is not None:
                 raise self._lost
 
-    def _answers(self) -> bool:
+    def _workers(self) -> int | None:
+        """How many workers the scheduler has, or None when it does not answer (bounded)."""
         if self.client.status != "running":
-            return False
+            return None
         try:
-            self.client.sync(self.client.scheduler.identity, callback_timeout=HEARTBEAT_SECONDS)
+            identity = self.client.sync(self.client.scheduler.identity, n_workers=0,
+                                        callback_timeout=HEARTBEAT_SECONDS)
         except Exception:  # noqa: BLE001 - any failure to answer is "not answering"
-            return False
-        return True
+            return None
+        return int(identity.get("n_workers", 1))
 
     def _lost_error(self, how: str) -> SchedulerLost:
-        return SchedulerLost(f"the Dask scheduler at {self.address} was lost mid-run: {how}; nothing it was running "
-                             "is a result; fix: restart the scheduler (and its workers) and re-run, raise "
+        return SchedulerLost(f"the Dask cluster of the scheduler at {self.address} was lost mid-run: {how}; nothing it was running "
+                             "is a result; fix: restart the scheduler and its workers and re-run, raise "
                              "VT_DASK_LOST_TIMEOUT / VT_DASK_CONNECT_TIMEOUT for a slow network, or add --fallback "
                              "local to finish on this machine")
 
