@@ -147,28 +147,43 @@ def test_a_scheduler_killed_mid_bisection_ends_the_run_or_hands_it_to_this_machi
     assert len(cached_verdicts(cache)) >= 2  # what was judged before the kill stays
 
 
-def test_a_worker_process_killed_under_its_nanny_is_restarted_and_the_judgement_rerun(kit, cluster_factory, tmp_path):
+SLOW_WHILE_FLAGGED = """#!/bin/sh
+# Notes its pid per commit; sleeps while the test's flag file exists; then judges: bad from value 7 on.
+: > "$VT_TEST_MARKS/$(git rev-parse HEAD).$$"
+if [ -e "$VT_TEST_MARKS/slow" ]; then sleep 60; fi
+test "$(cat value)" -lt 7
+"""
+
+
+def test_a_worker_process_killed_under_its_nanny_is_restarted_its_orphaned_judge_killed_and_the_judgement_rerun(
+        kit, cluster_factory, tmp_path):
     repo = tmp_path / "repo"
     shas = kit.make_repo(repo)
     before = snapshot(repo)
     cluster = cluster_factory("worker", [("w1", "")])
     marks = tmp_path / "marks"
     marks.mkdir()
+    (marks / "slow").touch()
+    judge = tmp_path / "slow-while-flagged.sh"
+    judge.write_text(SLOW_WHILE_FLAGGED)
+    judge.chmod(0o755)
     cache = tmp_path / "cache"
-    run = bisect_run(kit, repo, cache, cluster.address, {"VT_TEST_MARKS": str(marks), "VT_TEST_SLEEP": "2"})
-    run.wait_until(lambda: any(marks.iterdir()), "a judgement started")
+    run = Watched([*kit.VTBISECT, "run", "HEAD~11..HEAD", "-j", "2", "--cache-dir", str(cache), "--scheduler",
+                   cluster.address, "--", str(judge)], repo, {"VT_TEST_MARKS": str(marks)})
+    run.wait_until(lambda: len(list(marks.iterdir())) > 1, "a judgement started")
+    orphan = int(next(m for m in marks.iterdir() if m.name != "slow").name.rsplit(".", 1)[1])
     nanny = psutil.Process(cluster.workers["w1"].pid)
     worker = next(p for p in nanny.children() if "spawn_main" in " ".join(p.cmdline()))
-    worker.kill()  # the nanny survives and starts a new worker process
+    worker.kill()  # the nanny survives and starts a new worker process; the judge it ran is orphaned
+    (marks / "slow").unlink()
     code, seconds = run.finish(within=240)
     said = run.text()
     print(f"worker kill -9 (nanny alive) -> exit {code} after {seconds:.1f} s")
     assert code == 1, said
     assert f"first bad commit {shas[6][:10]}" in said
     assert_clean_bisection(kit, repo, cache, before, run)
-    judges = [int(mark.name.rsplit(".", 1)[1]) for mark in marks.iterdir()]  # each judge's shell pid
-    assert not [pid for pid in judges if psutil.pid_exists(pid)
-                and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE], "an orphaned judge outlived its worker"
+    # the orphaned judge (sleeping 60 s in its own session) was killed by the restarted worker
+    assert not psutil.pid_exists(orphan) or psutil.Process(orphan).status() == psutil.STATUS_ZOMBIE
 
 
 def test_host_death_nanny_and_worker_killed_leaving_no_worker_ends_the_run_with_exit_3(kit, cluster_factory,
@@ -245,6 +260,45 @@ def test_sigterm_to_vtgate_check_during_probe_runs_exits_143_and_writes_no_repor
     sleeper = int(pidfile.read_text())
     assert not psutil.pid_exists(sleeper) or psutil.Process(sleeper).status() == psutil.STATUS_ZOMBIE
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".report.json")]  # no temporary half-file
+
+
+REMOTE_CHECK_SUITE = """\
+[[gate]]
+name = "remote"
+kind = "band"
+probe = {{ cmd = ["sh", "-c", "if [ -n \\"$ON_WORKER\\" ]; then echo $$ > {pidfile}; sleep 30; fi; echo '{{\\"n\\": 1}}'"] }}
+bands = {{ n = [0, 5] }}
+"""
+
+
+@pytest.mark.parametrize("fallback", [False, True], ids=["exit-3", "fallback-local"])
+def test_a_scheduler_killed_during_a_checks_probe_runs_ends_it_or_hands_them_to_this_machine(cluster_factory, tmp_path,
+                                                                                              fallback):
+    project = tmp_path / "project"
+    project.mkdir()
+    pidfile = tmp_path / "probe.pid"
+    (project / "vtgate.toml").write_text(REMOTE_CHECK_SUITE.format(pidfile=pidfile))
+    cluster = cluster_factory("check")
+    cluster.start_worker("w1", extra_env={"ON_WORKER": "1"})
+    cluster.wait_for_workers(1)
+    report = tmp_path / "report.json"
+    run = Watched([str(BIN / "vtgate"), "check", "--json", str(report), "--scheduler", cluster.address,
+                   *(["--fallback", "local"] if fallback else [])], project, FAST_LOSS)
+    run.wait_until(lambda: pidfile.exists() and pidfile.read_text().strip() != "", "the probe started on the worker")
+    os.killpg(cluster.scheduler.pid, signal.SIGKILL)
+    code, seconds = run.finish()
+    said = run.text()
+    print(f"vtgate check, scheduler kill -9{' (--fallback local)' if fallback else ''} -> exit {code} "
+          f"after {seconds:.1f} s")
+    assert f"the Dask cluster of the scheduler at {cluster.address} was lost mid-run" in said
+    gate = json.loads(report.read_text())["gates"][0]  # the report is complete
+    if fallback:
+        assert code == 0, said
+        assert gate["status"] == "green" and "(--fallback local)" in said
+    else:
+        assert code == 3, said
+        assert gate["status"] == "error"
+    assert run.survivors() == []
 
 
 def _mutate_helpers() -> Any:
