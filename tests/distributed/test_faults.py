@@ -147,6 +147,32 @@ def test_a_scheduler_killed_mid_bisection_ends_the_run_or_hands_it_to_this_machi
     assert len(cached_verdicts(cache)) >= 2  # what was judged before the kill stays
 
 
+def test_a_silent_scheduler_network_drop_ends_the_run_after_the_lost_timeout(kit, cluster_factory, tmp_path):
+    """A network that drops packets closes no connection: the scheduler frozen with SIGSTOP stands for
+    it (its sockets stay open, nothing answers). The client's questions go unanswered; after
+    VT_DASK_LOST_TIMEOUT the run ends, exit 3."""
+    repo = tmp_path / "repo"
+    kit.make_repo(repo)
+    before = snapshot(repo)
+    cluster = cluster_factory("silent", [("w1", "")])
+    cache = tmp_path / "cache"
+    run = bisect_run(kit, repo, cache, cluster.address, {**FAST_LOSS, "VT_DASK_LOST_TIMEOUT": "5",
+                                                         "VT_TEST_SLEEP": "1"})
+    run.wait_until(lambda: "step 2 " in run.text(), "two steps judged on the cluster")
+    os.killpg(cluster.scheduler.pid, signal.SIGSTOP)
+    try:
+        code, seconds = run.finish()
+    finally:
+        os.killpg(cluster.scheduler.pid, signal.SIGCONT)
+    said = run.text()
+    print(f"scheduler frozen (network drop) -> exit {code} after {seconds:.1f} s")
+    assert code == 3, said
+    assert f"the Dask cluster of the scheduler at {cluster.address} was lost mid-run" in said
+    assert "it has not answered for" in said and "Judged so far: " in said
+    assert_clean_bisection(kit, repo, cache, before, run)
+    assert len(cached_verdicts(cache)) >= 2
+
+
 SLOW_WHILE_FLAGGED = """#!/bin/sh
 # Notes its pid per commit; sleeps while the test's flag file exists; then judges: bad from value 7 on.
 : > "$VT_TEST_MARKS/$(git rev-parse HEAD).$$"
