@@ -361,8 +361,10 @@ class DaskExecutor:
         looks at ``stopped()`` and the scheduler's health every ``POLL_SECONDS`` and raises
         ``SchedulerLost`` once it has been unreachable past the deadline (``check_alive``). A task the
         scheduler dropped without being asked (cancelled as "already forgotten" while a worker died under
-        it) is submitted again, at most ``LOST_TASK_RESUBMITS`` times; a cancellation the caller made
-        (``stopped()``) is raised at once."""
+        it; "lost dependencies" when every worker holding its broadcast data died, which is then sent
+        again; "scheduler-connection-lost" when the client reconnected in time) is submitted again, in
+        all at most ``LOST_TASK_RESUBMITS`` times; a cancellation the caller made (``stopped()``) is
+        raised at once."""
         from distributed import TimeoutError as DaskTimeout
 
         for attempt in range(LOST_TASK_RESUBMITS + 1):
@@ -391,7 +393,7 @@ class DaskExecutor:
                 if stopped():
                     raise
                 if getattr(error, "reason", "") == "scheduler-connection-lost":
-                    self._wait_for_scheduler()  # back within the deadline: submit again, never counted
+                    self._wait_for_scheduler()  # back within the deadline (else SchedulerLost): submit again
                     continue
                 if getattr(error, "reason", "") == "lost dependencies" and attempt < LOST_TASK_RESUBMITS:
                     self._rebroadcast()  # every worker holding the run's data died: send it again
