@@ -466,10 +466,10 @@ class DaskExecutor:
         return int(identity.get("n_workers", 1))
 
     def _lost_error(self, how: str) -> SchedulerLost:
-        return SchedulerLost(f"the Dask cluster of the scheduler at {self.address} was lost mid-run: {how}; nothing it was running "
-                             "is a result; fix: restart the scheduler and its workers and re-run, raise "
-                             "VT_DASK_LOST_TIMEOUT / VT_DASK_CONNECT_TIMEOUT for a slow network, or add --fallback "
-                             "local to finish on this machine")
+        return SchedulerLost(f"the Dask cluster of the scheduler at {self.address} was lost mid-run: {how}; nothing "
+                             "it was running is a result; fix: restart the scheduler and its workers and re-run, "
+                             "raise VT_DASK_LOST_TIMEOUT / VT_DASK_CONNECT_TIMEOUT for a slow network, or (vtbisect "
+                             "run, vtgate check) add --fallback local to finish on this machine")
 
     def forget(self, future: Any) -> None:
         """``future`` is done and read: nothing to cancel on the way out."""
