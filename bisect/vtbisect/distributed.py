@@ -39,6 +39,7 @@ from vtgate.run.executor import (
     DaskExecutor,
     ExecutorError,
     ExecutorSettings,
+    WorkerCacheError,
     WorkerIdentity,
     current_worker,
     is_killed_worker,
@@ -231,7 +232,10 @@ def judge_on_worker(task: JudgementTask, bundle: bytes | None = None, oracle: by
                                "install the same vtgate version on both")
     if not git_available():
         raise WorkerSetupError(f"{who} has no git on its PATH; fix: install git on {who.host}")
-    cache = worker_cache()
+    try:
+        cache = worker_cache()
+    except WorkerCacheError as error:
+        raise WorkerSetupError(str(error)) from None
     ledger = cache / "judges"
     note_children_in(ledger)  # this worker's judges are noted: a worker killed under them leaves a trace
     sweep_orphans(ledger)  # judges of a worker process killed on this host before (its nanny restarted us)

@@ -238,6 +238,39 @@ def test_host_death_nanny_and_worker_killed_leaving_no_worker_ends_the_run_with_
     assert cached_verdicts(cache) == []  # the one judgement never finished
 
 
+def _can_unshare_mounts() -> bool:
+    return subprocess.run(["unshare", "-m", "true"], capture_output=True, check=False).returncode == 0
+
+
+@pytest.mark.skipif(not _can_unshare_mounts(), reason="needs `unshare -m` (a private mount namespace) to give a "
+                    "worker a read-only folder")
+def test_a_worker_whose_cache_folder_is_read_only_is_refused_naming_it_and_the_folder(kit, cluster_factory, tmp_path):
+    """The worker runs in its own mount namespace where its cache folder is a read-only bind mount (as
+    root, permissions alone would not stop it): exit 2 naming the worker and the folder, no verdict."""
+    repo = tmp_path / "repo"
+    kit.make_repo(repo)
+    before = snapshot(repo)
+    cluster = cluster_factory("readonly")
+    folder = tmp_path / "ro-cache"
+    folder.mkdir()
+    argv = [str(BIN / "dask"), "worker", cluster.address, "--name", "ro", "--nthreads", "1", "--no-dashboard",
+            "--local-directory", str(tmp_path / "dask-ro")]
+    log = (tmp_path / "ro.log").open("wb")
+    cluster.workers["ro"] = subprocess.Popen(
+        ["unshare", "-m", "sh", "-c", 'mount --bind "$0" "$0" && mount -o remount,ro,bind "$0" && exec "$@"',
+         str(folder), *argv], env={**os.environ, "VT_DASK_WORKER_CACHE": str(folder)}, stdout=log,
+        stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+    cluster.wait_for_workers(1)
+    cache = tmp_path / "cache"
+    run = bisect_run(kit, repo, cache, cluster.address, {})
+    code, seconds = run.finish(within=120)
+    said = run.text()
+    assert code == 2, said
+    assert "worker ro on " in said and f"cannot write its cache folder {folder}" in said and "VT_DASK_WORKER_CACHE" in said
+    assert_clean_bisection(kit, repo, cache, before, run)
+    assert cached_verdicts(cache) == []
+
+
 def test_sigterm_to_vtbisect_during_cluster_steps_exits_143_and_cleans_up(kit, cluster_factory, tmp_path):
     repo = tmp_path / "repo"
     kit.make_repo(repo)

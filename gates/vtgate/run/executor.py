@@ -15,6 +15,7 @@ import os
 import shutil
 import socket
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -203,11 +204,23 @@ class WorkerIdentity:
         return f"worker {self.name} on {self.host} ({self.address})"
 
 
+class WorkerCacheError(Exception):
+    """A worker cannot write its cache folder (read-only, full, not its own): a message naming both."""
+
+
 def worker_cache() -> Path:
-    """A worker's own cache folder: ``VT_DASK_WORKER_CACHE``, else ``~/.cache/vtgate/dask-worker``."""
+    """A worker's own cache folder: ``VT_DASK_WORKER_CACHE``, else ``~/.cache/vtgate/dask-worker``;
+    made if missing and proved writable (else ``WorkerCacheError`` naming the worker and the folder)."""
     configured = os.environ.get("VT_DASK_WORKER_CACHE")
     folder = Path(configured) if configured else Path.home() / ".cache" / "vtgate" / "dask-worker"
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".writable-"):
+            pass
+    except OSError as error:
+        raise WorkerCacheError(
+            f"{current_worker()} cannot write its cache folder {folder} ({error.strerror or error}); fix: make it "
+            "writable, or point VT_DASK_WORKER_CACHE at a writable folder in that worker's environment") from None
     return folder
 
 
