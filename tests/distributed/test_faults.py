@@ -399,7 +399,7 @@ def test_sigterm_to_vtgate_mutate_during_mutant_copies_exits_143_and_leaves_no_c
 
 def test_sigterm_to_vtengine_exits_143_naming_the_command(tmp_path):
     cache = tmp_path / "cache"
-    run = Watched([str(BIN / "vtengine"), "generate", "--prompt", "hi", "--tokens", "100000"], tmp_path,
+    run = Watched([str(BIN / "vtengine"), "generate", "--prompt", "hi", "--tokens", "1000"], tmp_path,
                   {"VT_CACHE_DIR": str(cache)})
     run.wait_until(lambda: cache.is_dir() and any(cache.glob("*.npz")), "loading the model")
     run.process.send_signal(signal.SIGTERM)
