@@ -230,6 +230,20 @@ class GitRepo:
             # paths are str, though gitpython types them as any PathLike.
             return [str(item.path) for item in tree.traverse() if isinstance(item, git.Blob)]
 
+    def blob_entries(self, rev: str) -> list[tuple[str, str, str]]:
+        """(path, mode, blob id) of every file in commit ``rev`` (``git ls-tree -r``): read from git's
+        objects, no checkout (the build cache's input hash)."""
+        with _translated(self.path):
+            out = self._repo.git.ls_tree("-r", "--full-tree", "-z", rev)
+        return _entries(out, stage=False)
+
+    def index_entries(self) -> list[tuple[str, str, str]]:
+        """(path, mode, blob id) of every file in this worktree's index (``git ls-files -s``): the tree a
+        ``git revert --no-commit`` left, which no commit holds."""
+        with _translated(self.path):
+            out = self._repo.git.ls_files("-s", "-z")
+        return _entries(out, stage=True)
+
     def path_kind(self, rev: str, rel: str) -> str | None:
         """``"blob"`` (a file), ``"tree"`` (a folder) or None: what ``rel`` is in commit ``rev``."""
         with self._objects, _translated(self.path):
@@ -321,6 +335,21 @@ class GitRepo:
 
 _shared: dict[Path, GitRepo] = {}
 _shared_lock = threading.Lock()
+
+
+def _entries(out: str, *, stage: bool) -> list[tuple[str, str, str]]:
+    """Parse ``ls-tree -r -z`` (``mode type id\tpath``) or ``ls-files -s -z`` (``mode id stage\tpath``)."""
+    found = []
+    for record in out.split("\0"):
+        if not record or "\t" not in record:
+            continue
+        head, path = record.split("\t", 1)
+        words = head.split()
+        if stage:
+            found.append((path, words[0], words[1]))
+        elif words[1] == "blob":
+            found.append((path, words[0], words[2]))
+    return found
 
 
 def repository(path: Path) -> GitRepo:

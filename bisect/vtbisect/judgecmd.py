@@ -266,6 +266,8 @@ class _Resolver:
     def program(self) -> str:
         """argv[0] as each candidate runs it."""
         name = self.given[0]
+        if name == "{python}":  # the candidate's interpreter (vtbisect.build): its identity is the build's
+            return name
         if "/" not in name:
             found = shutil.which(name, path=self.env.get("PATH"))
             if found is None:

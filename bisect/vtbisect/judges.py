@@ -115,7 +115,18 @@ def child_env(base: Mapping[str, str], prepared: Prepared) -> dict[str, str]:
     env["VTBISECT_COMMIT"] = prepared.commit
     env["VTBISECT_WORKTREE"] = str(prepared.path)
     env["VTBISECT_REVERTS"] = " ".join(prepared.reverts)
+    env.update(prepared.env)
     return env
+
+
+PYTHON_TOKEN = "{python}"  # in a command or setup argument: the interpreter of the candidate's environment
+WORKTREE_PLACEHOLDER = "{worktree}"  # in a command or setup argument: the candidate's worktree
+
+
+def placeholders(argv: Sequence[str], prepared: Prepared, default_python: str = sys.executable) -> list[str]:
+    """``{python}`` and ``{worktree}`` replaced in each argument (an argv list: never a shell string)."""
+    python = prepared.python or default_python
+    return [arg.replace(PYTHON_TOKEN, python).replace(WORKTREE_PLACEHOLDER, str(prepared.path)) for arg in argv]
 
 
 def command_verdict(code: int) -> Verdict:
@@ -144,6 +155,8 @@ class CommandRunner:
         if not self.argv:
             raise JudgeAbort("no command given after --", ExitCode.USAGE)
         program = self.argv[0]
+        if program == PYTHON_TOKEN:
+            return  # the candidate's interpreter, known once its environment is built (vtbisect.build)
         if "/" not in program and shutil.which(program, path=self.env.get("PATH")) is None:
             raise JudgeAbort(
                 f"command not found: {program!r} (not on PATH); give a path, e.g. ./test.sh",
@@ -178,7 +191,7 @@ class CommandRunner:
     def judge(self, prepared: Prepared) -> Judgement:
         self.unchanged_judge(prepared.commit)
         start = time.monotonic()
-        argv = self.plan.argv_for(prepared.path) if self.plan else list(self.argv)
+        argv = placeholders(self.plan.argv_for(prepared.path) if self.plan else list(self.argv), prepared)
         cwd = self.plan.cwd_for(prepared.path) if self.plan else prepared.path
         env = child_env(self.env, prepared)
         if self.plan:
@@ -401,5 +414,6 @@ def perf_evidence(gate: str, entry: Mapping[str, Any], verdict: Verdict) -> str:
     for value in measured.get("values") or []:
         when = "warm-up" if value.get("round") is None else f"round {value['round'] + 1}"
         lines.append(f"leg {value.get('leg')}: {value.get('role')} {when} worker {value.get('worker')} "
-                     f"value {value.get('value')} load/core {value.get('load_per_core')}")
+                     f"value {value.get('value')} load/core {value.get('load_per_core')} "
+                     f"other CPU/core {value.get('other_cpu_per_core')}")
     return "\n".join(lines) + "\n"

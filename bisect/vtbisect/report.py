@@ -96,9 +96,10 @@ def culprit_record(culprit: Culprit) -> dict[str, Any]:
     }
 
 
-def outcome_record(outcome: Outcome, recipe: dict[str, Any]) -> dict[str, Any]:
-    """The ``--json`` record: docs/json-formats.md, docs/schemas/bisect.schema.json."""
-    return {
+def outcome_record(outcome: Outcome, recipe: dict[str, Any], build: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The ``--json`` record: docs/json-formats.md, docs/schemas/bisect.schema.json; ``build`` when a build
+    step ran (``vtbisect.build.Builder.record``)."""
+    record = {
         "schema": SCHEMA,
         "vtbisect": __version__,
         "good": outcome.range.good.sha,
@@ -116,6 +117,44 @@ def outcome_record(outcome: Outcome, recipe: dict[str, Any]) -> dict[str, Any]:
         "notes": list(outcome.notes),
         "recipe": recipe,
     }
+    if build is not None:
+        record["build"] = build
+    return record
+
+
+def build_summary(build: dict[str, Any], judgements: int) -> str:
+    """One line: what the build step did over the run."""
+    parts = [f"build step: {build['builds']} builds ({build['build_failures']} failed) for {judgements} judgements"]
+    if build.get("build_cache"):
+        parts.append(f"build cache {build['cache_hits']} hits / {build['cache_misses']} misses over "
+                     f"{build['distinct_inputs']} distinct inputs, {build['seconds_saved']:.1f}s saved")
+    if build.get("artifact"):
+        parts.append(f"{build['artifacts_installed']} artifacts installed, {build['artifacts_missing']} missing")
+    if build.get("lock"):
+        parts.append(f"{build['envs_created']} environments created, {build['env_hits']} reused")
+    if build.get("compiler_cache"):
+        parts.append(f"compilers through {build['compiler_cache']} ({build['compiler_cache_dir']})")
+    return "; ".join(parts)
+
+
+def build_section(build: dict[str, Any], judgements: int) -> list[str]:
+    """The evidence README's account of the build step: settings, counts, and what each candidate got."""
+    out = ["## Build step", "", build_summary(build, judgements) + ".", ""]
+    settings = [("setup", shlex.join(build["setup"]) if build["setup"] else None),
+                ("setup timeout", build["setup_timeout"]), ("setup failure", build["setup_failure"]),
+                ("build inputs", ", ".join(build["build_inputs"]) or None),
+                ("build outputs", ", ".join(build["build_outputs"]) or None),
+                ("artifact", build["artifact"]), ("artifact missing", build["artifact_missing"] if build["artifact"] else None),
+                ("lock file", build["lock"]), ("compiler cache", build["compiler_cache"])]
+    out += [f"- {name}: `{value}`" for name, value in settings if value is not None]
+    out += ["", "Each step's log starts with its build step (setup output, cache hit or artifact).", "",
+            "| commit | reverts | how | seconds | input key | saved |", "|---|---|---|---|---|---|"]
+    for event in build["events"]:
+        reverts = ", ".join(r[:10] for r in event.get("reverts", [])) or "-"
+        out.append(f"| `{event['commit'][:10]}` | {reverts} | {event['how']} | {event['seconds']:.2f}s | "
+                   f"{str(event.get('input_key', '-'))[:16]} | {event.get('saved_seconds', 0.0):.2f}s |")
+    out.append("")
+    return out
 
 
 def settled_verdict(steps: Sequence[Step], step: Step) -> Verdict:
@@ -175,7 +214,8 @@ def recipe_command(recipe: dict[str, Any]) -> str:
     return shlex.join(recipe["argv"]).replace("'<worktree>'", '"$WORKTREE"')
 
 
-def readme(outcome: Outcome, recipe: dict[str, Any], step_logs: dict[int, str]) -> str:
+def readme(outcome: Outcome, recipe: dict[str, Any], step_logs: dict[int, str],
+           build: dict[str, Any] | None = None) -> str:
     rng = outcome.range
     out = [
         "# Bisection record",
@@ -218,6 +258,8 @@ def readme(outcome: Outcome, recipe: dict[str, Any], step_logs: dict[int, str]) 
         out += ["Environment that reaches the verdict (and the cache key):", "", "```"]
         out += [f"{k}={v}" for k, v in recipe["env"].items()]
         out += ["```", ""]
+    if build is not None:
+        out += build_section(build, outcome.judgements)
     out += ["## Culprits", ""]
     if not outcome.culprits:
         out.append("None.")
@@ -311,7 +353,8 @@ def copy_judge_files(directory: Path, recipe: dict[str, Any]) -> None:
                               f"{path} changed after the run started: this copy is not the one hashed {digest}\n")
 
 
-def write_evidence(directory: Path, outcome: Outcome, recipe: dict[str, Any]) -> None:
+def write_evidence(directory: Path, outcome: Outcome, recipe: dict[str, Any],
+                   build: dict[str, Any] | None = None) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     steps_dir = directory / "steps"
     steps_dir.mkdir(exist_ok=True)
@@ -323,9 +366,9 @@ def write_evidence(directory: Path, outcome: Outcome, recipe: dict[str, Any]) ->
         atomic_write_text(directory / name, header + (step.log or "(served from the cache: no log kept)\n"))
         step_logs[step.number] = name
     copy_judge_files(directory, recipe)
-    atomic_write_text(directory / "bisect.json", dumps(outcome_record(outcome, recipe)))
+    atomic_write_text(directory / "bisect.json", dumps(outcome_record(outcome, recipe, build)))
     atomic_write_text(directory / "bisect-log.txt", bisect_log(outcome, recipe))
-    atomic_write_text(directory / "README-bisect.md", readme(outcome, recipe, step_logs))
+    atomic_write_text(directory / "README-bisect.md", readme(outcome, recipe, step_logs, build))
 
 
 def summary_lines(outcome: Outcome) -> Sequence[str]:

@@ -44,6 +44,10 @@ class Prepared:
     path: Path
     commit: str
     reverts: tuple[str, ...]
+    # What the build step (``vtbisect.build``) prepared for the judge: variables (the per-commit
+    # environment's PATH and VIRTUAL_ENV) and the interpreter ``{python}`` names; none without one.
+    env: tuple[tuple[str, str], ...] = ()
+    python: str | None = None
 
 
 class WorktreePool:

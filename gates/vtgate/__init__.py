@@ -11,6 +11,7 @@ Where things are:
 - ``perf/``: what the perf kind stands on: timed legs, statistics, warm leg workers, quiet-host preflight;
 - ``mutate/``: ``vtgate mutate``: declared mutations, pin controls, generated code mutants;
 - ``envdoc/``: ``vtgate envdoc``: env reads in source against the doc page;
+- ``htmlsite/``: ``vtgate report --html``: a static site from the JSON reports (pages, SVG plots, history);
 - ``cli/``: the ``vtgate`` command line: app, commands, exit codes, reporters, progress;
 - ``errors``, ``exitcodes``, ``output``, ``treehash``, ``pytest_plugin``: small shared pieces
   (suite/gate errors, exit codes, where and how output is printed, the source tree hash, ``pytest --vtgate``).

@@ -147,7 +147,7 @@ class Ran:
 
 
 def run_vtbisect(repo: Path, *args: str, env: Mapping[str, str] | None = None, json_path: Path | None = None,
-                 timeout: float = 120) -> Ran:
+                 timeout: float = 600) -> Ran:
     argv = [*VTBISECT, *args]
     if json_path is not None:
         argv[len(VTBISECT) + 1:len(VTBISECT) + 1] = ["--json", str(json_path)]

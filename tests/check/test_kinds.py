@@ -198,3 +198,22 @@ def test_invariance_over_probe_args_labels_values_as_toml_writes_them(project) -
     gate = _one(project)
     assert gate.status == "red"  # 13 tokens is not the 12-token baseline
     assert gate.summary == "1/2 runs identical to baseline — tokens=13 differs from baseline: tokens length 12 -> 13"
+
+
+def test_a_red_stream_carries_both_token_streams_and_margins_a_green_one_stays_small(project) -> None:
+    """What vtgate report shows as the first divergent step (docs/report.md) is in the verdict itself."""
+    project.write_suite('[[gate]]\nname = "strict"\nkind = "golden"\n' + GEN
+                        + '\n[[gate]]\nname = "bench"\nkind = "anchor"\npositions = [2, 5, 11]\n' + GEN)
+    project.bless("strict")
+    project.bless("bench")
+    green = _one(project, name="bench")
+    assert set(green.verdict.measured) == {"digest", "anchor", "length", "anchors"}
+    assert "margins" not in _one(project, name="strict").verdict.measured
+    for name in ("strict", "bench"):
+        red = _one(project, {"FAKE_FLIP": "5"}, name=name)
+        golden = project.golden(name)["value"]
+        assert red.verdict.pinned["tokens"] == golden["tokens"]
+        assert red.verdict.measured["tokens"][5] == (golden["tokens"][5] + 1) % 97
+        assert len(red.verdict.measured["margins"]) == 12
+        if "margins" in golden:
+            assert red.verdict.pinned["margins"] == golden["margins"]

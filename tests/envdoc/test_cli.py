@@ -141,7 +141,7 @@ def test_no_source_file_matched_exits_2_never_ok(project) -> None:
     project.doc(("VT_A", "(unset)"))
     done = envdoc(project.root, "--include", "src/*")
     assert done.returncode == 2
-    assert "nothing to check: no Python or C-family source file matched" in done.stderr
+    assert "nothing to check: no Python, C-family, Go or Rust source file matched" in done.stderr
     assert "envdoc ok" not in done.stderr
 
 

@@ -164,10 +164,13 @@ def test_binary_doc_is_an_error_naming_the_file(project) -> None:
         parse_doc(path, "docs/logo.md")
 
 
-def test_doc_with_nothing_recognisable_is_an_error(project) -> None:
+def test_doc_with_nothing_recognisable_is_a_warning_naming_the_formats_tried_not_an_abort(project) -> None:
     path = project.write("docs/ENVIRONMENT.md", "# Knobs\n\n| a | b |\n|---|---|\n| x | y |\n\nSet THREADS to 4.\n")
-    with pytest.raises(EnvdocError, match="no documented env var found"):
-        parse_doc(path, "docs/ENVIRONMENT.md")
+    docset = parse_docs([(path, "docs/ENVIRONMENT.md")])
+    assert docset.rows == []
+    [warning] = docset.warnings
+    assert warning.startswith("docs/ENVIRONMENT.md: no env var entry recognised; tried a table with a name column")
+    assert ".. envvar:: NAME" in warning and "code spans of prose" in warning
 
 
 def test_an_empty_knob_table_is_recognised_and_has_no_rows(project) -> None:

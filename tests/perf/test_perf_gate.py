@@ -159,6 +159,7 @@ def test_a_probe_without_the_timing_metric_is_an_error_naming_the_leg_and_metric
 
 
 def test_a_noisy_host_is_an_error_saying_what_was_noisy_not_a_verdict(perfkit, tmp_project):
+    # max_load_per_core: the old name of max_other_cpu_per_core, which suites written before it still load with
     project = tmp_project(perfkit.gate(quiet="{ max_load_per_core = 1e9, min_available_mb = 1e12 }"))
     code, report, stderr = project.check_json("-k", "perf")
     gate = gate_of(report)
@@ -168,7 +169,7 @@ def test_a_noisy_host_is_an_error_saying_what_was_noisy_not_a_verdict(perfkit, t
 
 
 def test_a_host_that_never_gets_quiet_within_wait_quiet_is_an_error_after_waiting(perfkit, tmp_project):
-    project = tmp_project(perfkit.gate(quiet="{ max_load_per_core = 1e9, min_available_mb = 1e12 }"))
+    project = tmp_project(perfkit.gate(quiet="{ max_other_cpu_per_core = 1e9, min_available_mb = 1e12 }"))
     started = time.monotonic()
     code, report, _ = project.check_json("-k", "perf", "--wait-quiet", "2")
     assert code == 3 and gate_of(report)["error_kind"] == "noisy"
@@ -188,6 +189,21 @@ def test_wait_quiet_measures_once_a_competing_process_is_gone(perfkit, tmp_proje
     assert code == 1 and gate["status"] == "red", gate["summary"]
     first_leg = gate["measured"]["values"][0]
     assert first_leg["leg"] == 0
+
+
+@pytest.mark.parametrize(("process", "at_least"), [("warm", 1 + 2 * 2), ("fork", 1 + 1 + 1)])
+def test_the_preflight_counts_the_runners_warm_processes_and_fork_servers_as_the_gates_own(perfkit, tmp_project,
+                                                                                            process, at_least):
+    """What the preflight never counts as another process: the leg runner's tree, which holds its warm
+    processes (2 per role here), or its zygote and the fork server the zygote forked (whose children
+    are the legs), though each runs in a session of its own. The preflight is not enforced; what is asserted is what the legs recorded about the gate's own tree (a 3x slower candidate, so the verdict is red on any host)."""
+    project = tmp_project(perfkit.gate(min_ratio=0.8, extra=f'{SLOWER}\nprocess = "{process}"\nworkers = 2'))
+    code, report, _ = project.check_json("-k", "perf")
+    gate = gate_of(report)
+    assert code == 1 and gate["status"] == "red", gate["summary"]
+    values = gate["measured"]["values"]
+    assert max(v["own_processes"] for v in values) >= at_least
+    assert all(v["other_cpu_per_core"] is not None for v in values)
 
 
 def test_the_reference_can_be_a_revision_and_a_slower_working_tree_is_red(perfkit, tmp_project):

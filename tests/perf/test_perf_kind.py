@@ -77,12 +77,14 @@ def test_seconds_per_call_slower_candidate_is_red():
 
 
 def test_a_noisy_outcome_is_an_error_naming_the_leg_and_what_was_noisy():
-    noisy = record([], [], outcome="noisy", problem="load average 7.0 on 2 cores = 3.50/core > 1", noisy_leg=0)
+    noisy = record([], [], outcome="noisy", problem="processes outside the gate used 0.52 CPU/core on 2 cores "
+                   "over 0.25 s > 0.25 (busiest: pid 4242 burner 99% of a core)", noisy_leg=0)
     noisy["legs"]["legs"] = [{"index": 0, "role": "candidate", "round": None, "host": {"load_per_core": 3.5}}]
     with pytest.raises(GateError) as caught:
         get_kind("perf").evaluate(spec(), PIN, noisy)
     assert caught.value.kind == "noisy"
-    assert "host not quiet before leg 0 (candidate, warm-up): load average 7.0" in caught.value.message
+    assert "host not quiet before leg 0 (candidate, warm-up): processes outside the gate used 0.52" in caught.value.message
+    assert "pid 4242 burner" in caught.value.message and "--wait-quiet" in caught.value.message
 
 
 def test_a_pin_without_the_reference_outputs_asks_for_a_bless():

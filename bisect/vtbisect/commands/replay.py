@@ -15,6 +15,7 @@ from vtgate.exitcodes import ExitCode
 from vtgate.output import say
 
 from vtbisect.app import app
+from vtbisect.build import BuildConfigError, Builder, BuildingRunner, BuildSpec
 from vtbisect.cache import default_cache_dir
 from vtbisect.commands.run import fail
 from vtbisect.judgecmd import CommandError, resolve_command
@@ -72,7 +73,11 @@ def replay_command(
         repo = repository_root(repo_dir or Path(record.recipe.get("repo", ".")))
         cache = Path(record.recipe.get("cache_dir") or default_cache_dir(git_common_dir(repo)))
         runner = runner_from_recipe(record.recipe, dict(os.environ), repo, (record.good, record.bad))
-    except (RangeError, JudgeAbort) as error:
+        if record.recipe.get("build_step"):  # build each commit as the recorded run did (vtbisect.build)
+            spec = BuildSpec.from_record(record.recipe["build_step"])
+            spec.check()
+            runner = BuildingRunner(runner, Builder(spec, repo, cache, dict(os.environ)))
+    except (RangeError, JudgeAbort, BuildConfigError) as error:
         raise fail(str(error), getattr(error, "exit_code", ExitCode.USAGE)) from None
     if not record.culprits:
         say("the record names no culprit: nothing to replay")

@@ -35,13 +35,14 @@ from vtgate.output import console, problem, say, write_json
 from vtgate.run.executor import ExecutorError, ExecutorSettings, SchedulerLost
 
 from vtbisect.app import app
+from vtbisect.build import BuildConfigError, Builder, BuildingRunner, bisect_table, spec_from
 from vtbisect.cache import Knobs, VerdictCache, default_cache_dir, thread_env, verdict_env
 from vtbisect.distributed import judging, stop_remote
 from vtbisect.driver import Bisection
 from vtbisect.judgecmd import CommandError, resolve_command, resolve_gate_leaks
 from vtbisect.judges import CommandRunner, GateRunner, JudgeAbort, Runner, allow_children, kill_children
 from vtbisect.records import BisectError, Options, Outcome
-from vtbisect.report import ProgressHandler, outcome_record, summary_lines, write_evidence
+from vtbisect.report import ProgressHandler, build_summary, outcome_record, summary_lines, write_evidence
 from vtbisect.revisions import (
     GitError,
     Range,
@@ -201,6 +202,35 @@ def run_command(
     scheduler: str = SCHEDULER_OPTION,
     resources: list[str] = RESOURCES_OPTION,
     fallback: str = FALLBACK_OPTION,
+    setup: str = typer.Option(None, "--setup", metavar="CMD",
+                              help="Run CMD (split once into arguments; {python} {worktree}) at each worktree's root "
+                                   "before its judge: the build step. [bisect] setup in the suite."),
+    setup_timeout: float = typer.Option(None, "--setup-timeout", help="Seconds the setup may take; a timeout is a "
+                                                                         "setup failure."),
+    setup_failure: str = typer.Option(None, "--setup-failure", metavar="skip|fatal",
+                                      help="A failed setup makes the candidate untestable (skip, default) or stops "
+                                           "the run (fatal, exit 3)."),
+    build_input: list[str] = typer.Option([], "--build-input", metavar="GLOB",
+                                          help="A file the build reads (repeatable): commits whose inputs hash the "
+                                               "same reuse one build."),
+    build_output: list[str] = typer.Option([], "--build-output", metavar="PATH",
+                                           help="What the build makes, kept in the build cache (repeatable)."),
+    no_build_cache: bool = typer.Option(False, "--no-build-cache", help="Run the setup at every candidate."),
+    artifact: str = typer.Option(None, "--artifact", metavar="TEMPLATE",
+                                 help="A prebuilt artifact per commit ({commit}, {short}): a local path or URL, "
+                                      "installed instead of building."),
+    artifact_checksum: str = typer.Option(None, "--artifact-checksum", metavar="TEMPLATE",
+                                          help="A file holding the artifact's sha256 ({commit}, {short})."),
+    artifact_install: str = typer.Option(None, "--artifact-install", metavar="CMD",
+                                         help="Install the artifact with CMD ({artifact} {python} {worktree}) instead "
+                                              "of copying it into the worktree."),
+    artifact_missing: str = typer.Option(None, "--artifact-missing", metavar="build|skip",
+                                         help="No artifact for a commit: build it (default with --setup) or skip it."),
+    lock: str = typer.Option(None, "--lock", metavar="FILE",
+                             help="Each commit's environment from its lock file FILE (uv venv + uv pip sync), "
+                                  "cached by its content; the judge gets {python}."),
+    compiler_cache: str = typer.Option(None, "--compiler-cache", metavar="auto|off",
+                                       help="Route C/C++ compilers through ccache or sccache when installed (auto)."),
 ) -> int:
     argv = sys.argv[1:]
     rest = list(rest or [])
@@ -223,7 +253,17 @@ def run_command(
             runner.leaks = resolve_gate_leaks(repo, env, (rng.good.sha, rng.bad.sha), runner.python,
                                               [Path(vtgate.__file__).parent.parent, Path(vtbisect.__file__).parent.parent])
         settings = executor_settings(executor, scheduler, resources, repo, fallback)
-    except (RangeError, BisectError, CommandError, ExecutorError) as error:
+        config, where = bisect_table(repo, suite)
+        spec = spec_from(config, where or "the suite", setup=setup, setup_timeout=setup_timeout,
+                         setup_failure=setup_failure, build_inputs=build_input, build_outputs=build_output,
+                         artifact=artifact, artifact_checksum=artifact_checksum, artifact_install=artifact_install,
+                         artifact_missing=artifact_missing, lock=lock, compiler_cache=compiler_cache,
+                         use_cache=not no_build_cache)
+        builder = Builder(spec, repo, cache, env) if spec.active else None
+        if builder is not None and settings.kind != "local":
+            raise BuildConfigError("a build step (--setup, --artifact, --lock) runs on this machine only; fix: drop "
+                                   "--executor dask, or build inside the judge on the workers")
+    except (RangeError, BisectError, CommandError, ExecutorError, BuildConfigError) as error:
         raise fail(str(error), error.exit_code) from None
     except JudgeAbort as error:
         raise fail(str(error), error.exit_code) from None
@@ -242,9 +282,13 @@ def run_command(
         say(f"executor dask: {settings.scheduler or f'a LocalCluster of {jobs} worker processes'}"
             + (", resources " + ",".join(f"{k}={v:g}" for k, v in settings.resources.items())
                if settings.resources else ""))
-    outcome = _bisect(repo, cache, rng, runner, options, env, no_cache, quiet, settings)
+    judge: Runner = runner if builder is None else BuildingRunner(runner, builder)
+    outcome = _bisect(repo, cache, rng, judge, options, env, no_cache, quiet, settings)
     recipe = _recipe(pinned, runner, env, cache, repo, rng)
-    _report(outcome, recipe, json_out, evidence)
+    build = builder.record() if builder is not None else None
+    if builder is not None:
+        recipe["build_step"] = spec.to_record()
+    _report(outcome, recipe, json_out, evidence, build)
     if not fail_on_culprit:
         return ExitCode.OK
     return outcome.exit_code
@@ -314,15 +358,18 @@ def _run_lock(cache: Path) -> FileLock:
     return lock
 
 
-def _report(outcome: Outcome, recipe: dict[str, Any], json_out: str | None, evidence: Path | None) -> None:
+def _report(outcome: Outcome, recipe: dict[str, Any], json_out: str | None, evidence: Path | None,
+            build: dict[str, Any] | None = None) -> None:
     for line in summary_lines(outcome):
         say(line)
+    if build is not None:
+        say(build_summary(build, outcome.judgements))
     for note in outcome.notes:
         say(("note:", "yellow"), f" {note}")
     for gate, why in outcome.dropped.items():
         say((f"not bisected: {gate} ({why})", "dim"))
     if json_out:
-        write_json(json_out, outcome_record(outcome, recipe))
+        write_json(json_out, outcome_record(outcome, recipe, build))
     if evidence:
-        write_evidence(evidence, outcome, recipe)
+        write_evidence(evidence, outcome, recipe, build)
         say(f"evidence written to {evidence}/README-bisect.md")

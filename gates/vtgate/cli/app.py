@@ -16,7 +16,7 @@ def _show_version(value: bool) -> None:
 
 app = typer.Typer(
     name="vtgate",
-    help="Declarative numerical gates for inference engines: check, bless, mutate, envdoc.",
+    help="Declarative numerical gates for inference engines: check, bless, mutate, envdoc, report.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

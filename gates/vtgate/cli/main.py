@@ -7,6 +7,7 @@ from vtgate.cli.app import app
 # Each import below registers one command on `app`; adding a command adds one line here.
 from vtgate.cli.commands import bless, check, listing  # noqa: F401,E402  (vtgate check / bless / list)
 from vtgate.cli.commands import envdoc as _envdoc  # noqa: F401,E402  (vtgate envdoc)
+from vtgate.cli.commands import htmlreport as _htmlreport  # noqa: F401,E402  (vtgate report)
 from vtgate.cli.commands import init as _init  # noqa: F401,E402  (vtgate init)
 from vtgate.cli.commands import knobs as _knobs  # noqa: F401,E402  (vtgate knobs)
 from vtgate.cli.commands import mutate as _mutate  # noqa: F401,E402  (vtgate mutate)

@@ -10,6 +10,7 @@ The `vtgate envdoc` command and the `envdoc` gate kind are thin wrappers over ``
 
 from __future__ import annotations
 
+import difflib
 import re
 import time
 from dataclasses import replace
@@ -18,9 +19,12 @@ from pathlib import Path
 from vtgate.envdoc.config import DEFAULT_DOC, AllowEntry, EnvdocConfig
 from vtgate.envdoc.cscan import C_SUFFIXES, constants_across_files
 from vtgate.envdoc.doctable import DocRow, parse_doc, parse_docs
-from vtgate.envdoc.model import EnvdocError, EnvdocNothingToCheck, EnvRead, WrapperSpec
+from vtgate.envdoc.model import EnvdocError, EnvdocNothingToCheck, EnvRead, FileScan, WrapperSpec
+from vtgate.envdoc.pyscan import decode_python, module_constants, module_parts
 from vtgate.envdoc.report import EnvdocReport, Finding, compare
 from vtgate.envdoc.scan import discover, display_path, resolve_wrapper_calls, scan_all
+from vtgate.envdoc.tsscan import available as tree_sitter_available
+from vtgate.envdoc.tsscan import go_constants
 
 __all__ = [
     "AllowEntry",
@@ -60,10 +64,11 @@ def run_envdoc(root: Path, config: EnvdocConfig) -> EnvdocReport:
         registries.append((path, display_path(path, root), dict_name))
     docset = parse_docs(docs, registries)
     doc_display = ", ".join(docset.files)
-    files = discover(root, config.sources, config.include, config.exclude)
+    others: dict[str, list[tuple[Path, str, str]]] = {}
+    files = discover(root, config.sources, config.include, config.exclude, others)
     if not files:
         raise EnvdocNothingToCheck(
-            f"no Python or C-family source file matched (sources {', '.join(config.sources)}"
+            f"no Python, C-family, Go or Rust source file matched (sources {', '.join(config.sources)}"
             + (f", include {', '.join(config.include)}" if config.include else "")
             + (f", exclude {', '.join(config.exclude)}" if config.exclude else "")
             + "): check SRC, --include and --exclude; nothing was checked"
@@ -82,10 +87,14 @@ def run_envdoc(root: Path, config: EnvdocConfig) -> EnvdocReport:
     suppressed = [read for read in reads if (read.file, read.line) in silenced]
     reads = [read for read in reads if (read.file, read.line) not in silenced]
     reads = _resolve_refs(reads, files)
+    reads = _resolve_go_refs(reads, scans, files)
+    reads = _resolve_py_refs(reads, files)
     reads.sort(key=lambda read: (read.file, read.line))
     report = compare(scans, reads, docset.rows, config, doc_display)
     report.doc_warnings = list(docset.warnings)
-    report.notes = notes
+    report.notes = notes + [note for scan in scans for note in scan.notes]
+    report.not_scanned = _not_scanned(others.get("language", []))
+    report.unmatched_wrappers = _unmatched_wrappers(config.wrappers, [*reads, *suppressed], files)
     report.suppressed = [
         {"name": read.name or f"{read.prefix}*", "file": read.file, "line": read.line, "reason": silenced[(read.file, read.line)]}
         for read in suppressed
@@ -97,6 +106,7 @@ def run_envdoc(root: Path, config: EnvdocConfig) -> EnvdocReport:
             f"nothing was checked"
         )
     _explain_stale_literals(report, files)
+    _explain_stale_elsewhere(report, [*others.get("language", []), *others.get("build", [])])
     report.seconds = time.perf_counter() - started
     return report
 
@@ -104,7 +114,7 @@ def run_envdoc(root: Path, config: EnvdocConfig) -> EnvdocReport:
 def _resolve_refs(reads: list[EnvRead], files: list[tuple[Path, str]]) -> list[EnvRead]:
     """C reads whose name is an identifier defined in another file (``getenv(ENV_X)`` with
     ``#define ENV_X "VT_X"`` in a header): look the ``#define`` up in every C-family source."""
-    refs = {read.ref for read in reads if read.ref and read.name is None}
+    refs = {read.ref for read in reads if read.ref and read.name is None and not read.ref.startswith("py:")}
     if not refs:
         return reads
     texts = []
@@ -171,3 +181,192 @@ def _explain_stale_literals(report: EnvdocReport, files: list[tuple[Path, str]])
             )
         )
     report.findings[:] = updated
+
+
+def _resolve_go_refs(reads: list[EnvRead], scans: list[FileScan], files: list[tuple[Path, str]]) -> list[EnvRead]:
+    """Go reads whose name is an identifier of another file: a constant of the same package (same
+    folder) first, else a constant with that name bound to the same literals in every Go file that
+    binds it (``envconfig.Var(cloudProxyBaseURLEnv)``, ``os.Getenv(pkg.NameEnv)``)."""
+    pending = [read for read in reads if read.ref and read.name is None and read.file.endswith(".go")]
+    if not pending:
+        return reads
+    by_folder: dict[str, dict[str, tuple[str, ...]]] = {}
+    anywhere: dict[str, set[tuple[str, ...]]] = {}
+    folders = {read.file.rpartition("/")[0] for read in pending}
+    paths = dict((shown, path) for path, shown in files)
+    for scan in scans:
+        constants = scan.constants
+        folder = scan.file.rpartition("/")[0]
+        if scan.language != "go":
+            continue
+        if not scan.parsed and folder in folders:  # not parsed (no read in it), but it may define the name
+            try:
+                constants = go_constants(paths[scan.file].read_text(encoding="utf-8", errors="replace"))
+            except OSError:
+                continue
+        by_folder.setdefault(folder, {}).update(constants)
+        for name, values in constants.items():
+            anywhere.setdefault(name, set()).add(values)
+    resolved: list[EnvRead] = []
+    for read in reads:
+        bound: tuple[str, ...] | None = None
+        if read.ref and read.name is None and read.file.endswith(".go"):
+            bound = by_folder.get(read.file.rpartition("/")[0], {}).get(read.ref)
+            if bound is None and len(anywhere.get(read.ref, ())) == 1:
+                bound = next(iter(anywhere[read.ref]))
+        if not bound:
+            resolved.append(read)
+            continue
+        resolved.extend(replace(read, name=value, prefix=value, ref="") for value in bound)
+    return resolved
+
+
+LANGUAGE_HINTS = {
+    "Go": "install vtgate[envdoc-langs] (tree-sitter) to scan them",
+    "Rust": "install vtgate[envdoc-langs] (tree-sitter) to scan them",
+}
+
+
+def _not_scanned(files: list[tuple[Path, str, str]]) -> list[dict[str, object]]:
+    """Source files in languages envdoc did not read, counted per language, with the first of each."""
+    by_language: dict[str, list[str]] = {}
+    for _, shown, language in files:
+        by_language.setdefault(language, []).append(shown)
+    return [
+        {
+            "language": language,
+            "files": len(shown),
+            "first": min(shown),
+            "why": LANGUAGE_HINTS.get(language, "envdoc has no scanner for this language")
+            if language in LANGUAGE_HINTS and not tree_sitter_available()
+            else "envdoc has no scanner for this language",
+        }
+        for language, shown in sorted(by_language.items())
+    ]
+
+
+_CALLED = re.compile(r"(\.|->|::)?\b([A-Za-z_][A-Za-z0-9_]*)\s*(?:<[^<>()]*>)?\s*\(")
+
+
+def _unmatched_wrappers(
+    wrappers: tuple[WrapperSpec, ...] | list[WrapperSpec], reads: list[EnvRead], files: list[tuple[Path, str]]
+) -> list[dict[str, object]]:
+    """Configured wrappers that read nothing: each with the closest spelling called in the scanned
+    sources (``.set_env`` for a spec ``set_env:0`` whose calls are all member calls)."""
+    used = {read.form.split(" ", 2)[1] for read in reads if read.form.startswith("wrapper ")}
+    unmatched = [spec for spec in wrappers if spec.text not in used]
+    if not unmatched:
+        return []
+    spellings: dict[str, int] = {}
+    for path, _ in files:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for match in _CALLED.finditer(text):
+            spelled = ("." if match.group(1) in (".", "->") else "") + match.group(2)
+            spellings[spelled] = spellings.get(spelled, 0) + 1
+    found: list[dict[str, object]] = []
+    for spec in unmatched:
+        wanted = ("." if spec.member else "") + spec.dotted[-1]
+        candidates = [name for name in spellings if name != wanted]
+        if wanted.lstrip(".") in spellings or "." + wanted.lstrip(".") in spellings:
+            # the same name is called, but as the other kind of call (a member call for a bare spec)
+            other = wanted[1:] if wanted.startswith(".") else "." + wanted
+            close = [other] if other in spellings else []
+        else:
+            close = difflib.get_close_matches(wanted, candidates, n=1, cutoff=0.75)
+        record: dict[str, object] = {"wrapper": spec.text, "closest": close[0] if close else None}
+        if close:
+            record["closest_calls"] = spellings[close[0]]
+            record["message"] = (
+                f"wrapper {spec.text} matched no call in the scanned sources; the closest spelling called is "
+                f"{close[0]} ({spellings[close[0]]} call(s)): did you mean --wrapper '{close[0]}:{spec.position}'?"
+            )
+        else:
+            record["message"] = (
+                f"wrapper {spec.text} matched no call in the scanned sources, and no similar name is called: "
+                f"check the spelling, or remove it"
+            )
+        found.append(record)
+    return found
+
+
+def _explain_stale_elsewhere(report: EnvdocReport, others: list[tuple[Path, str, str]]) -> None:
+    """A stale entry whose name appears in a file envdoc does not read (a source in an unscanned
+    language, or a build file: a CMake option or ``$ENV{X}``, a Cargo feature) is never "delete the
+    row": the message says where the name appears instead."""
+    stale = [finding.name for finding in report.findings if finding.kind == "stale" and "*" not in finding.name]
+    if not stale or not others:
+        return
+    pattern = re.compile(r"\b(" + "|".join(re.escape(name) for name in stale) + r")\b")
+    seen: dict[str, tuple[str, str]] = {}
+    for path, shown, kind in others:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for match in pattern.finditer(text):
+            name = match.group(1)
+            if name not in seen:
+                seen[name] = (f"{shown}:{text.count(chr(10), 0, match.start()) + 1}", kind)
+        if len(seen) == len(stale):
+            break
+    if not seen:
+        return
+    updated = []
+    for finding in report.findings:
+        hit = seen.get(finding.name) if finding.kind == "stale" else None
+        if hit is None:
+            updated.append(finding)
+            continue
+        where, kind = hit
+        updated.append(
+            replace(
+                finding,
+                message=f"{finding.name} is documented here but not read by scanned code; also appears in {where} "
+                f"({kind}, not scanned by envdoc): keep the row if that file reads or sets it",
+                hint=f"not read by scanned code; also appears in {where}",
+            )
+        )
+        report.stale_elsewhere.append({"name": finding.name, "also_in": where, "kind": kind})
+    report.findings[:] = updated
+
+
+def _resolve_py_refs(reads: list[EnvRead], files: list[tuple[Path, str]]) -> list[EnvRead]:
+    """Python reads whose name is a constant imported from another module (``from .consts import
+    NAME_ENV``): the module is found among the scanned files by its dotted path (a ``src/`` layout or
+    a different root is matched on the trailing components), and its module-level constant read."""
+    pending = {read.ref[3:] for read in reads if read.ref.startswith("py:") and read.name is None}
+    if not pending:
+        return reads
+    modules: dict[tuple[str, ...], list[tuple[Path, str]]] = {}
+    for path, shown in files:
+        if shown.endswith(".py"):
+            parts = module_parts(shown)
+            for start in range(len(parts)):
+                modules.setdefault(parts[start:], []).append((path, shown))
+    cache: dict[str, dict[str, tuple[str, ...]]] = {}
+    values: dict[str, tuple[str, ...]] = {}
+    for ref in pending:
+        dotted = tuple(ref.split("."))
+        module, name = dotted[:-1], dotted[-1]
+        candidates = modules.get(module, [])
+        if len(candidates) != 1:
+            continue  # unknown or ambiguous module: the read stays dynamic
+        path, shown = candidates[0]
+        if shown not in cache:
+            try:
+                cache[shown] = module_constants(decode_python(path.read_bytes()))
+            except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
+                cache[shown] = {}
+        if name in cache[shown]:
+            values[ref] = cache[shown][name]
+    resolved: list[EnvRead] = []
+    for read in reads:
+        found = values.get(read.ref[3:]) if read.ref.startswith("py:") and read.name is None else None
+        if not found:
+            resolved.append(replace(read, ref="") if read.ref.startswith("py:") else read)
+            continue
+        resolved.extend(replace(read, name=value, prefix=value, ref="") for value in found)
+    return resolved

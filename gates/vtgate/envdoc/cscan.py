@@ -155,8 +155,22 @@ def scan_c_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()) -
     loops = loop_names(tokens, constants)
     if objc:
         result.reads.extend(_objc_reads(tokens, constants, relpath))
+    helper_params: dict[str, set[int]] = {}  # helper function -> positions of parameters it passes to getenv
     for index, (kind, value, line) in enumerate(tokens):
         if kind != IDENT or (value not in GETENV_NAMES and value not in wrapper_names):
+            continue
+        if value in GETENV_NAMES and index + 1 < len(tokens) and tokens[index + 1][1] == "<":
+            # a template `getenv<bool>("X", false)` (TransformerEngine's typed wrapper): never the C library's
+            close = _template_end(tokens, index + 1)
+            if close is not None and close + 1 < len(tokens) and tokens[close + 1][1] == "(":
+                args = _arguments(tokens, close + 1)
+                if args and not (args[0] and args[0][0][0] == IDENT and args[0][0][1] in _DECLARATION_WORDS):
+                    name = _name_of(args[0], constants, loops)
+                    default = _literal_of(args[1]) if len(args) > 1 else None
+                    at = args[0][0][2] if args[0] else line
+                    form = f"{value}<{''.join(t[1] for t in tokens[index + 2 : close])}> (C++ template)"
+                    result.reads.extend(_with_ref(make_reads(name, default, relpath, at, form), name))
+                    _note_helper(tokens, index, args[0], helper_params)
             continue
         if index + 1 >= len(tokens) or tokens[index + 1][1] != "(":
             continue
@@ -182,12 +196,107 @@ def scan_c_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()) -
                 form = f"{value} (C)"
             name = _name_of(args[0] if args else [], constants, loops)
             result.reads.extend(_with_ref(make_reads(name, None, relpath, line, form), name))
+            if args:
+                _note_helper(tokens, index, args[0], helper_params)
             continue
         spec = next((spec for spec in wrappers if not spec.member and _c_matches(spec, qualified)), None)
         if spec is None:
             continue
         _wrapper_read(result, spec, args, constants, loops, relpath, line)
+    if helper_params:
+        result.reads.extend(_helper_calls(tokens, helper_params, constants, loops, relpath))
     return result
+
+
+def _template_end(tokens: list[tuple[str, str, int]], open_angle: int) -> int | None:
+    """Index of the ``>`` closing the template argument list opened at ``open_angle``."""
+    depth = 0
+    for cursor in range(open_angle, min(len(tokens), open_angle + 64)):
+        text = tokens[cursor][1]
+        if text == "<":
+            depth += 1
+        elif text == ">":
+            depth -= 1
+            if depth == 0:
+                return cursor
+        elif text in (";", "{", "}", "(", ")"):
+            return None
+    return None
+
+
+_NOT_FUNCTIONS = {"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype"}
+
+
+def _note_helper(
+    tokens: list[tuple[str, str, int]], call: int, arg: list[tuple[str, str, int]], helpers: dict[str, set[int]]
+) -> None:
+    """``size_t PoolSize(const char *env_var) { ... std::getenv(env_var) ... }``: the enclosing
+    function passes its parameter ``env_var`` to getenv, so its callers name the variable."""
+    if len(arg) != 1 or arg[0][0] != IDENT:
+        return
+    param = arg[0][1]
+    depth = 0
+    cursor = call - 1
+    while cursor > 0:
+        text = tokens[cursor][1]
+        if text == "}":
+            depth += 1
+        elif text == "{":
+            if depth > 0:
+                depth -= 1
+            else:
+                close = cursor - 1
+                while close > 0 and tokens[close][0] == IDENT and tokens[close][1] in ("const", "noexcept", "override"):
+                    close -= 1
+                if tokens[close][1] != ")":
+                    return  # a namespace, class or initializer brace: not a function body
+                opened, level = close, 0
+                while opened > 0:
+                    if tokens[opened][1] == ")":
+                        level += 1
+                    elif tokens[opened][1] == "(":
+                        level -= 1
+                        if level == 0:
+                            break
+                    opened -= 1
+                name = tokens[opened - 1] if opened > 0 else ("", "", 0)
+                if name[0] != IDENT:
+                    return
+                if name[1] in _NOT_FUNCTIONS:
+                    cursor = opened - 1
+                    continue
+                params = _arguments(tokens, opened)
+                for position, tokens_of_param in enumerate(params):
+                    if tokens_of_param and tokens_of_param[-1][1] == param and len(tokens_of_param) > 1:
+                        helpers.setdefault(name[1], set()).add(position)
+                return
+        cursor -= 1
+
+
+def _helper_calls(
+    tokens: list[tuple[str, str, int]],
+    helpers: dict[str, set[int]],
+    constants: dict[str, tuple[str, ...]],
+    loops: dict[str, tuple[str, ...]],
+    relpath: str,
+) -> list[EnvRead]:
+    """Calls, in this file, of a helper that passes a parameter to getenv: the argument at that
+    position is the name read (a literal or a constant; anything else is not a read here)."""
+    reads: list[EnvRead] = []
+    for index, (kind, value, _) in enumerate(tokens):
+        if kind != IDENT or value not in helpers or index + 1 >= len(tokens) or tokens[index + 1][1] != "(":
+            continue
+        args = _arguments(tokens, index + 1)
+        for position in sorted(helpers[value]):
+            if position >= len(args) or not args[position]:
+                continue
+            if args[position][0][0] == IDENT and args[position][0][1] in _DECLARATION_WORDS:
+                continue  # the definition itself
+            name = _name_of(args[position], constants, loops)
+            if name.static is None and not name.choices:
+                continue  # a computed name passed on: the helper's own read already says so
+            reads.extend(make_reads(name, None, relpath, args[position][0][2], f"helper {value} -> getenv (C++)"))
+    return reads
 
 
 _OBJC_LOOKUPS = {"objectForKey", "valueForKey"}
@@ -278,7 +387,8 @@ def string_arrays(
         while cursor < count:
             kind_here, text_here = tokens[cursor][0], tokens[cursor][1]
             if kind_here == STRING:
-                elements.append(text_here)
+                if text_here:  # an empty string is not a name
+                    elements.append(text_here)
                 cursor += 1
             elif kind_here == IDENT and text_here in constants:
                 elements.extend(constants[text_here])
@@ -286,7 +396,8 @@ def string_arrays(
             elif text_here == "{":  # a struct element: its first field is the name, `{"HF_HOME", path}`
                 first = tokens[cursor + 1] if cursor + 1 < count else ("", "", 0)
                 if first[0] == STRING:
-                    elements.append(first[1])
+                    if first[1]:  # `{"", python_cuda_directory()}`: a pair with no name
+                        elements.append(first[1])
                 elif first[0] == IDENT and first[1] in constants:
                     elements.extend(constants[first[1]])
                 else:
@@ -310,7 +421,10 @@ def string_arrays(
         declaration = {token[1] for token in tokens[max(0, index - 8) : index]}
         # `struct { const char * var; ... } entries[] = {...}`: the anonymous struct's `}` precedes the name
         struct_array = tokens[index - 1][1] == "}"
-        if (declaration & _CONSTANT_TYPES and declaration & {"const", "constexpr", "static"}) or struct_array:
+        # a std::vector / std::array of {name, value} pairs or of names, as a loop's source
+        wide = {token[1] for token in tokens[max(0, index - 20) : index]}
+        container = bool(wide & {"vector", "array", "initializer_list"}) and tokens[index - 1][1] == ">"
+        if (declaration & _CONSTANT_TYPES and declaration & {"const", "constexpr", "static"}) or struct_array or container:
             found[value] = None if value in found else tuple(elements)
     return {name: values for name, values in found.items() if values is not None}
 
@@ -335,10 +449,15 @@ def loop_names(
                 depth += 1
             elif text == ")":
                 depth -= 1
-            elif depth == 0 and text == ":" and tokens[cursor - 1][0] == IDENT:
+            elif depth == 0 and text == ":" and (tokens[cursor - 1][0] == IDENT or tokens[cursor - 1][1] == "]"):
                 array = tokens[cursor + 1][1]
-                if array in arrays and tokens[cursor + 2][1] == ")":
-                    var = tokens[cursor - 1][1]
+                var = tokens[cursor - 1][1]
+                if var == "]":  # a structured binding `auto &[env, path]`: the first is the name
+                    opened = cursor - 1
+                    while opened > index and tokens[opened][1] != "[":
+                        opened -= 1
+                    var = tokens[opened + 1][1] if tokens[opened + 1][0] == IDENT else ""
+                if var and array in arrays and tokens[cursor + 2][1] == ")":
                     found[var] = None if var in found and found[var] != arrays[array] else arrays[array]
                 break
             elif text in (";", "{"):

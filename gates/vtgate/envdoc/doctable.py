@@ -5,8 +5,15 @@ definition lists (``- `NAME` (default `1`): effect``), a heading per variable (`
 names, as vLLM's ``environment_variables``). A family is a name with a wildcard anywhere, spelled
 ``*``, ``<NAME>`` or ``{name}`` (``VT_LAYER_*_SKIP``, ``LLAMA_ARG_<NAME>``, ``{PREFIX}_DEBUG``).
 
-A row that cannot be read is a warning naming file:line, and is skipped; a doc set with no entry at
-all, a missing or unreadable doc, or a bad registry spec is a configuration error (exit 2)."""
+Also (issue 24): Sphinx ``.. envvar:: NAME`` (default from its ``:Default:`` field), RST bullets
+``* **NAME**: ...`` and definition lists, clap ``--help`` dumps (``[env: NAME=]``), ``**Environment
+Variable**: `NAME``` lines, pages pulled in by include directives, and, on a page without an env
+table, names in code spans of running text (marked "prose": they document a read but are never
+called stale).
+
+A row that cannot be read is a warning naming file:line, and is skipped; so is a page with no
+recognisable entry (the warning names the formats tried). A missing or unreadable doc, or a bad
+registry spec, is a configuration error (exit 2)."""
 
 from __future__ import annotations
 
@@ -35,6 +42,27 @@ _DEFAULT_IN_TEXT = re.compile(
 _BULLET = re.compile(r"^\s*[-*+]\s+(?:\*\*)?`(?P<name>[^`]+)`(?:\*\*)?(?P<rest>.*)$")
 _HEADING = re.compile(r"^#{2,6}\s+(?:`(?P<code>[^`]+)`|(?P<bare>[A-Z_][A-Za-z0-9_<>{}*]*))\s*#*\s*$")
 _INLINE_ENV = re.compile(r"\(env:\s*(?P<names>[A-Za-z0-9_<>{}*,\s`]+)\)")
+# more forms (issue 24): Sphinx `.. envvar:: NAME`, RST bold bullets `* **NAME**: ...` and ``NAME``,
+# definition lists (a name alone on a line, its definition indented below), clap --help dumps
+# `[env: NAME=]`, `**Environment Variable**: `NAME`` lines, include directives, and code spans in prose
+_ENVVAR_DIRECTIVE = re.compile(r"^\s*\.\.\s+envvar::\s+(?P<name>\S+)\s*$")
+_FIELD_DEFAULT = re.compile(r"^\s*:default:\s*(?P<value>.*)$", re.IGNORECASE)
+_RST_BULLET = re.compile(r"^\s*[-*+]\s+(?:\*\*(?P<bold>[A-Za-z_][A-Za-z0-9_<>{}*]*)\*\*|``(?P<lit>[^`]+)``)(?P<rest>.*)$")
+_DEFINITION_TERM = re.compile(r"^(?:``(?P<lit>[A-Z][A-Z0-9_<>{}*]*)``|(?P<bare>[A-Z][A-Z0-9]*_[A-Z0-9_<>{}*]*))\s*$")
+_CLAP_ENV = re.compile(r"\[env:\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)=")
+_LABELLED_ENV = re.compile(r"\benvironment variable\b\**\s*:\**\s*`(?P<name>[^`]+)`", re.IGNORECASE)
+_INCLUDE = re.compile(
+    r"^\s*(?:\.\.\s+(?:include|literalinclude)::\s*(?P<rst>\S+)|```\{include\}\s*(?P<myst>\S+)|"
+    r"--8<--\s+\"(?P<snip>[^\"]+)\")\s*$"
+)
+_CODE_SPAN = re.compile(r"``(?P<rst>[^`]+)``|`(?P<md>[^`]+)`")
+_NOT_NAMES = {"NOTE", "WARNING", "TODO", "IMPORTANT", "TIP", "CAUTION", "DANGER", "FIXME", "NB"}
+DOC_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt")
+FORMATS_TRIED = (
+    "a table with a name column, bullets (- `NAME`: ..., * **NAME**: ...), a heading per variable (### NAME), "
+    "(env: NAME) notes, [env: NAME=] --help dumps, .. envvar:: NAME, definition lists (NAME, then an indented "
+    "definition), **Environment Variable**: `NAME` lines, and NAME in code spans of prose"
+)
 
 
 @dataclass(frozen=True)
@@ -51,6 +79,7 @@ class DocRow:
     line: int
     file: str = ""
     compare_default: bool = True
+    origin: str = ""  # "prose": a name in a code span of running text, not an entry (never called stale)
 
     @property
     def is_pattern(self) -> bool:
@@ -183,6 +212,8 @@ def parse_docs(docs: Sequence[tuple[Path, str]], registries: Sequence[tuple[Path
 
     def add(row: DocRow) -> None:
         first = seen.get(row.name)
+        if first is not None and "help" in (first.origin, row.origin):
+            return  # `## MODEL_ID` above its own `[env: MODEL_ID=]`: one entry written twice
         if first is not None:
             warnings.append(f"{row.where}: second entry for {row.name} (first at {first.where}); it was skipped")
             return
@@ -190,24 +221,112 @@ def parse_docs(docs: Sequence[tuple[Path, str]], registries: Sequence[tuple[Path
         rows.append(row)
 
     tables: list[int] = []
+    queue: list[tuple[Path, str, str]] = []  # (path, shown, included from)
     for path, display in docs:
-        for file_path, shown in doc_files(path, display):
-            files.append(shown)
-            for row in _parse_markdown(_read_text(file_path, shown), shown, warnings, tables):
-                add(row)
+        queue.extend((file_path, shown, "") for file_path, shown in doc_files(path, display))
+    read: set[str] = set()
+    prose: list[DocRow] = []
+    while queue:
+        file_path, shown, included_from = queue.pop(0)
+        key = str(file_path.resolve())
+        if key in read:
+            continue
+        read.add(key)
+        files.append(shown)
+        text = _read_text(file_path, shown)
+        before = len(rows) + len(tables)
+        page_tables: list[int] = []
+        page_rows = _parse_markdown(text, shown, warnings, page_tables)
+        tables.extend(page_tables)
+        for row in page_rows:
+            add(row)
+        includes = _includes(text, file_path, shown, warnings)
+        queue[0:0] = [(target, target_shown, shown) for target, target_shown in includes]
+        structured = bool(page_rows) or bool(page_tables)
+        if not page_tables:  # a page without an env table: names in its code spans are documented, from prose
+            prose.extend(_prose_names(text, shown))
+        if not structured and not includes and len(rows) + len(tables) == before:
+            found_prose = any(row.file == shown for row in prose)
+            warnings.append(
+                f"{shown}: no env var entry recognised{' (included from ' + included_from + ')' if included_from else ''}; "
+                f"tried {FORMATS_TRIED}"
+                + ("; its code-span names were taken as documented (read from prose)" if found_prose else "")
+                + _code_include_hint(text)
+            )
     for path, display, dict_name in registries:
         files.append(f"{display}:{dict_name}")
         for row in parse_registry(path, display, dict_name):
             add(row)
-    if not rows and not tables:
-        shown = ", ".join(files) or "(no doc)"
-        raise EnvdocError(
-            f"{shown}: no documented env var found. Write a table whose header has a name column, e.g.\n"
-            f"  {HEADER_LINE}\n  |---|---|---|---|\n"
-            f"or a bullet per variable (- `VT_X` (default `1`): effect) or a heading per variable (### VT_X); "
-            f"or point at the right page with --doc FILE|DIR"
-        )
+    for row in prose:
+        if row.name not in seen:
+            seen[row.name] = row
+            rows.append(row)
     return DocSet(rows=rows, warnings=warnings, files=files, tables=len(tables))
+
+
+_CODE_INCLUDE = re.compile(r'(?:--8<--\s+"|\.\.\s+literalinclude::\s*|\{(?:literal)?include\}\s*)(?P<file>[^":\s]+\.py)')
+
+
+def _code_include_hint(text: str) -> str:
+    """A page that only includes a code file (vLLM's ``--8<-- "vllm/envs.py:..."``): name the registry."""
+    match = _CODE_INCLUDE.search(text)
+    if match is None:
+        return ""
+    return (
+        f"; it includes the code file {match['file']}: if a dict there holds the names, name it with "
+        f"--doc-registry {match['file']}:DICT"
+    )
+
+
+def _includes(text: str, path: Path, shown: str, warnings: list[str]) -> list[tuple[Path, str]]:
+    """Pages pulled in by ``.. include:: FILE`` (RST), ```{include} FILE`` (MyST) or
+    ``--8<-- "FILE"`` (mkdocs snippets), relative to the page; code files (``envs.py``) are not pages."""
+    found: list[tuple[Path, str]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = _INCLUDE.match(line)
+        if not match:
+            continue
+        target = (match["rst"] or match["myst"] or match["snip"] or "").strip()
+        if not target.lower().endswith(DOC_SUFFIXES):
+            continue
+        resolved = (path.parent / target) if not target.startswith("/") else path.parent / target.lstrip("/")
+        if not resolved.is_file():
+            warnings.append(f"{shown}:{number}: includes {target}, which does not exist; not read")
+            continue
+        base = shown.rsplit("/", 1)[0] + "/" if "/" in shown else ""
+        found.append((resolved, (base + target).replace("/./", "/")))
+    return found
+
+
+def _prose_names(text: str, shown: str) -> list[DocRow]:
+    """Names in code spans of running text (``NAME``, `NAME`, `NAME=1`), outside code blocks."""
+    rows: list[DocRow] = []
+    in_fence = False
+    in_rst_block = False
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        stripped = line.strip()
+        if _is_fence(lines, number - 1):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            export = re.match(r"^\s*(?:export\s+|set\s+|\$env:)?(?P<name>[A-Z][A-Z0-9_]*_[A-Z0-9_]*)=", line)
+            if export:  # `export POETRY_VIRTUALENVS_PATH=...`, `OLLAMA_NO_CLOUD=1 ollama serve` in a shell example
+                rows.append(DocRow(export["name"], "", "", "", number, shown, compare_default=False, origin="prose"))
+            continue
+        if stripped.startswith(".. code-block::") or stripped.startswith(".. code::") or stripped.endswith("::"):
+            in_rst_block = True
+            continue
+        if in_rst_block:
+            if stripped and not line[:1].isspace():
+                in_rst_block = False
+            else:
+                continue
+        for match in _CODE_SPAN.finditer(line):
+            name = normalise_name(match["rst"] or match["md"] or "")
+            if name and _SHOUTED.match(name.replace("*", "_")) and "_" in name.strip("_") and not name.endswith("_"):
+                rows.append(DocRow(name, "", "", "", number, shown, compare_default=False, origin="prose"))
+    return rows
 
 
 def parse_doc(path: Path, display: str | None = None) -> list[DocRow]:
@@ -269,13 +388,78 @@ def _parse_markdown(text: str, shown: str, warnings: list[str], tables: list[int
     while index < len(lines):
         line = lines[index]
         stripped = line.strip()
-        if stripped.startswith(("```", "~~~")):
+        if _is_fence(lines, index):
             in_fence = not in_fence
             index += 1
             continue
         if in_fence:
+            clap = _CLAP_ENV.search(line)  # a clap --help dump: `[env: MODEL_ID=]`, `[default: ...]` nearby
+            if clap:
+                default_match = re.search(r"\[default:\s*([^\]]*)\]", " ".join(lines[max(0, index - 2) : index + 3]))
+                default = default_match.group(1).strip() if default_match else ""
+                rows.append(DocRow(clap["name"], default, "", "", index + 1, shown, compare_default=False, origin="help"))
             index += 1
             continue
+        directive = _ENVVAR_DIRECTIVE.match(line)
+        if directive:  # Sphinx: `.. envvar:: NAME`, then an indented field list with :Default:
+            name = normalise_name(directive["name"])
+            if name:
+                field_default: str | None = None
+                cursor = index + 1
+                while cursor < len(lines) and (not lines[cursor].strip() or lines[cursor][:1].isspace()):
+                    field = _FIELD_DEFAULT.match(lines[cursor])
+                    if field and field_default is None:
+                        # ``0`` (or auto-enabled for ...): the literal is the default; prose is not compared
+                        literal = re.match(r"^``(?P<code>[^`]*)``\s*(?:\(.*)?$|^`(?P<one>[^`]*)`\s*(?:\(.*)?$", field["value"].strip())
+                        field_default = (literal["code"] if literal["code"] is not None else literal["one"]) if literal else None
+                        if field_default and field_default.lower() in UNSET_MARKERS:
+                            field_default = f'"{field_default}"'  # ``none`` in code is the string none, not "unset"
+                    cursor += 1
+                rows.append(
+                    DocRow(name, field_default or "", "", "", index + 1, shown, compare_default=field_default is not None)
+                )
+            index += 1
+            continue
+        labelled = _LABELLED_ENV.search(line)
+        if labelled and not stripped.startswith("|"):  # `**Environment Variable**: `POETRY_CACHE_DIR``
+            name = normalise_name(labelled["name"])
+            if name and _SHOUTED.match(name.replace("*", "_")):
+                rows.append(DocRow(name, "", "", "", index + 1, shown, compare_default=False))
+                index += 1
+                continue
+        rst_bullet = _RST_BULLET.match(line)
+        if rst_bullet and heading is None:  # `* **NVTE_FRAMEWORK**: ...`, `- ``NVTE_X``: ...`
+            name = normalise_name(rst_bullet["bold"] or rst_bullet["lit"] or "")
+            rest = rst_bullet["rest"]
+            if (
+                name
+                and _SHOUTED.match(name.replace("*", "_"))
+                and name not in _NOT_NAMES
+                and len(name) > 1
+                and "=" not in (rst_bullet["lit"] or "")
+                and rest.lstrip().startswith((":", "-", "—", "(", "–"))
+            ):
+                found = _DEFAULT_IN_TEXT.search(rest.replace("``", "`"))
+                default = (found["code"] if found["code"] is not None else found["word"]) if found else ""
+                rows.append(DocRow(name, default, rest.strip(" -—:"), "", index + 1, shown, compare_default=found is not None))
+                index += 1
+                continue
+        term = _DEFINITION_TERM.match(line)
+        if (
+            term
+            and heading is None
+            and index + 1 < len(lines)
+            and lines[index + 1][:1].isspace()
+            and lines[index + 1].strip()
+            and not (index + 1 < len(lines) and set(lines[index + 1].strip()) <= set("=-~^"))
+        ):  # a definition list: the name alone on its line, its definition indented below
+            name = normalise_name(term["lit"] or term["bare"])
+            if name:
+                found = _DEFAULT_IN_TEXT.search(lines[index + 1].replace("``", "`"))
+                default = (found["code"] if found["code"] is not None else found["word"]) if found else ""
+                rows.append(DocRow(name, default, lines[index + 1].strip(), "", index + 1, shown, compare_default=found is not None))
+                index += 1
+                continue
         if stripped.startswith("#"):
             close_heading()
             match = _HEADING.match(stripped)
@@ -315,6 +499,17 @@ def _parse_markdown(text: str, shown: str, warnings: list[str], tables: list[int
         index += 1
     close_heading()
     return rows
+
+
+def _is_fence(lines: list[str], index: int) -> bool:
+    """A markdown code fence (```` ``` ```` or ``~~~``), not an RST section underline (a line of
+    ``~`` under a title)."""
+    stripped = lines[index].strip()
+    if not stripped.startswith(("```", "~~~")):
+        return False
+    above = lines[index - 1].strip() if index > 0 else ""
+    underline = set(stripped) == {"~"} and bool(above) and not above.startswith(("```", "~~~"))
+    return not underline
 
 
 def _is_separator(line: str) -> bool:

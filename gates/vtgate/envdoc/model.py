@@ -174,3 +174,6 @@ class FileScan:
     suppressions: dict[int, str] = field(default_factory=dict)  # line -> reason of `vtgate: envdoc-ignore[...]`
     bad_suppressions: list[int] = field(default_factory=list)  # lines with a suppression that gives no reason
     other_calls: list[tuple[str, int]] = field(default_factory=list)  # (name, line): same-named calls no spec matched
+    notes: list[str] = field(default_factory=list)  # the file parsed with errors (tree-sitter recovers), ...
+    constants: dict[str, tuple[str, ...]] = field(default_factory=dict)  # Go: file-level names bound to literals
+    language: str = ""  # "python", "c", "go", "rust"

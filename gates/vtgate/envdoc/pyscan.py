@@ -18,6 +18,7 @@ import os
 import re
 import tokenize
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 
 from vtgate.envdoc.model import (
     LITERAL_DEFAULT,
@@ -73,6 +74,7 @@ def scan_python_text(
     whole file is parsed, so the decision and any syntax error are always the parser's."""
     result = FileScan(file=relpath, parsed=True)
     words = prefilter_words(wrappers)
+    original = text
     reduced = blank_unrelated_blocks(text, words, blank_min_lines)
     tree: ast.Module | None = None
     if reduced is not None:
@@ -91,8 +93,10 @@ def scan_python_text(
         except (ValueError, RecursionError, MemoryError) as error:
             result.error = f"does not parse: {error}"
             return result
+    scanner = _Scanner(tree, relpath, wrappers, result)
+    scanner.full_source = original
     try:
-        _Scanner(tree, relpath, wrappers, result).run(text, words)
+        scanner.run(text, words)
     except RecursionError:
         result.error = "nested too deeply to scan"
         result.reads.clear()
@@ -272,6 +276,9 @@ class _Scanner:
         self.class_stack: list[bool] = []  # per qualname entry: is it a class?
         self.in_wrapper_body = 0
         self.wrapper_names = {spec.dotted[-1] for spec in self.wrappers}
+        self.helpers: list[_Helper] = []  # functions whose read name is built from a parameter
+        self.class_nodes: list[ast.ClassDef] = []
+        self.full_source = ""  # the whole file's text (blocks may have been blanked in self.tree)
 
     # -- setup -------------------------------------------------------------------------------
     def run(self, text: str, words: Sequence[str]) -> None:
@@ -284,6 +291,8 @@ class _Scanner:
                 self.module_defs.add(statement.name)
         for statement in self.tree.body:
             self._visit(statement)
+        if self.helpers:
+            self._resolve_helpers()
 
     @property
     def scopes(self) -> list[_Scope]:
@@ -394,6 +403,11 @@ class _Scanner:
                 finally:
                     self.scope_nodes.pop()
                 continue
+            if isinstance(current, (ast.For, ast.AsyncFor)) and not self.in_wrapper_body:
+                self._environ_scan(current.iter, current.target, current.body)
+            elif isinstance(current, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)) and not self.in_wrapper_body:
+                for generator in current.generators:
+                    self._environ_scan(generator.iter, generator.target, generator.ifs)
             if isinstance(current, ast.Call):
                 self._on_call(current)
             elif isinstance(current, ast.Subscript):
@@ -407,6 +421,7 @@ class _Scanner:
             self._visit(child)
         self.qualname.append(node.name)
         self.class_stack.append(True)
+        self.class_nodes.append(node)
         matched = [spec for spec in self.wrappers if spec.matches((*self.module, *self.qualname))]
         for spec in matched:  # a registration class: its constructor's parameters place the arguments
             definition = self._class_def(spec, node)
@@ -420,6 +435,34 @@ class _Scanner:
             self.in_wrapper_body -= bool(matched)
             self.qualname.pop()
             self.class_stack.pop()
+            self.class_nodes.pop()
+
+    def _class_attribute(self, node: ast.Attribute, depth: int) -> Expr | None:
+        """``self.NAME_ENV`` / ``cls.NAME_ENV`` / ``Knobs.NAME_ENV``: a class attribute assigned once in
+        the class body (the enclosing class for self/cls, a class of this module by name)."""
+        if not isinstance(node.value, ast.Name):
+            return None
+        owner: ast.ClassDef | None = None
+        if node.value.id in ("self", "cls") and self.class_nodes:
+            owner = self.class_nodes[-1]
+        elif not self._locally_bound(node.value.id):
+            owner = next(
+                (item for item in self.tree.body if isinstance(item, ast.ClassDef) and item.name == node.value.id), None
+            )
+        if owner is None:
+            return None
+        values = [
+            statement.value
+            for statement in owner.body
+            if (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
+                and statement.targets[0].id == node.attr)
+            or (isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)
+                and statement.target.id == node.attr and statement.value is not None)
+        ]
+        if len(values) != 1 or values[0] is None:
+            return None
+        resolved = self.resolve(values[0], depth + 1)
+        return resolved if resolved.static is not None or resolved.choices else None
 
     def _class_def(self, spec: WrapperSpec, node: ast.ClassDef) -> WrapperDef | None:
         for statement in node.body:
@@ -511,6 +554,8 @@ class _Scanner:
             form = "os.getenv"
             self._read_call(node, form, key_kw="key", default_kw="default")
             return
+        if self._on_issubset(node):
+            return
         if self.wrappers:
             qualified = self._qualify(func)
             if not qualified:
@@ -545,16 +590,249 @@ class _Scanner:
         if isinstance(node.ctx, ast.Load) and self._is_environ(node.value) and not self.in_wrapper_body:
             self._add(None, self.resolve(node.slice), node.slice, f"os.{_attr_root(node.value)}[...]")
 
+    def _is_environ_or_keys(self, node: ast.expr) -> bool:
+        """``os.environ`` or ``os.environ.keys()``."""
+        if self._is_environ(node):
+            return True
+        return (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "keys"
+            and not node.args
+            and self._is_environ(node.func.value)
+        )
+
+    def _environ_scan(self, iterated: ast.expr, target: ast.expr, body: Sequence[ast.AST]) -> None:
+        """``for key in os.environ:`` (or ``.keys()``, ``.items()``) filtered by ``key.startswith("X_")``
+        or a regex ``re.compile(r"X_(?P<name>...)_URL").match(key)``: a read of the family ``X_*``
+        (``X_*_URL``), so a documented family is covered and never called stale."""
+        if (
+            isinstance(iterated, ast.Call)
+            and isinstance(iterated.func, ast.Attribute)
+            and iterated.func.attr == "items"
+            and not iterated.args
+        ):
+            iterated = iterated.func.value
+        if not self._is_environ_or_keys(iterated):
+            return
+        if isinstance(target, ast.Tuple) and target.elts:
+            target = target.elts[0]
+        if not isinstance(target, ast.Name):
+            return
+        var = target.id
+        # `{k: v for k, v in os.environ.items() if not k.startswith("VT_")}` copies the environment
+        # without those names: a negated filter reads nothing
+        negated = {
+            id(node.operand) for statement in body for node in ast.walk(statement)
+            if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
+        }
+        for statement in body:
+            for node in ast.walk(statement):
+                if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute) or id(node) in negated:
+                    continue
+                func = node.func
+                if func.attr == "startswith" and isinstance(func.value, ast.Name) and func.value.id == var and node.args:
+                    first = node.args[0]
+                    options = list(first.elts) if isinstance(first, ast.Tuple) else [first]
+                    for option in options:
+                        value = self.resolve(option)
+                        if value.static:
+                            self._add(None, Expr(static=None, prefix=value.static, source=_source(node)), node,
+                                      "os.environ scanned by prefix")
+                elif func.attr in ("match", "fullmatch", "search") and node.args and isinstance(node.args[-1], ast.Name) \
+                        and node.args[-1].id == var:
+                    pattern = self._regex_of(func.value, node.args[0] if len(node.args) == 2 else None)
+                    if pattern is None:
+                        continue
+                    head, tail = _regex_ends(pattern)
+                    if head or tail:
+                        self._add(None, Expr(static=None, prefix=head, suffix=tail, source=_source(node)), node,
+                                  "os.environ scanned by pattern")
+
+    def _regex_of(self, owner: ast.expr, pattern_arg: ast.expr | None) -> str | None:
+        """The pattern of ``re.match(PATTERN, key)`` or of ``P.match(key)`` where ``P =
+        re.compile(PATTERN)`` in this scope or the module."""
+        if isinstance(owner, ast.Name) and owner.id == "re" and pattern_arg is not None:
+            return self.resolve(pattern_arg).static
+        if not isinstance(owner, ast.Name) or pattern_arg is not None:
+            return None
+        values: list[ast.expr | None] = []
+        for scope in reversed(self.scopes):
+            if owner.id in scope.assigned or owner.id in scope.bound:
+                values = scope.assigned.get(owner.id, []) if owner.id not in scope.bound else []
+                break
+        else:
+            self._module_bindings()
+            values = self.module_assigned.get(owner.id, []) if owner.id not in self.module_bound else []
+        if len(values) != 1:
+            return None
+        value = values[0]
+        if (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "compile"
+            and isinstance(value.func.value, ast.Name)
+            and value.func.value.id == "re"
+            and value.args
+        ):
+            return self.resolve(value.args[0]).static
+        return None
+
+    def _on_issubset(self, node: ast.Call) -> bool:
+        """``set(["A", "B"]).issubset(os.environ.keys())`` / ``{"A", "B"} <= ...``: each name is read."""
+        func = node.func
+        if not (
+            isinstance(func, ast.Attribute)
+            and func.attr == "issubset"
+            and len(node.args) == 1
+            and self._is_environ_or_keys(node.args[0])
+        ):
+            return False
+        names = func.value
+        if isinstance(names, ast.Call) and isinstance(names.func, ast.Name) and names.func.id in ("set", "frozenset") and names.args:
+            names = names.args[0]
+        if self.in_wrapper_body:
+            return True
+        if isinstance(names, (ast.Set, ast.List, ast.Tuple)):
+            for element in names.elts:
+                self._add(None, self.resolve(element), element, "set(...).issubset(os.environ)")
+        else:
+            self._add(None, self.resolve_names(names), names, "set(...).issubset(os.environ)")
+        return True
+
     def _on_compare(self, node: ast.Compare) -> None:
         left = node.left
         for op, right in zip(node.ops, node.comparators, strict=True):
-            if isinstance(op, (ast.In, ast.NotIn)) and self._is_environ(right) and not self.in_wrapper_body:
+            if isinstance(op, (ast.In, ast.NotIn)) and self._is_environ_or_keys(right) and not self.in_wrapper_body:
                 self._add(None, self.resolve(left), left, f"... in os.{_attr_root(right)}")
             left = right
 
     def _add(self, default: Expr | None, name: Expr, where: ast.AST, form: str) -> None:
         line = getattr(where, "lineno", 0)
-        self.result.reads.extend(make_reads(name, default, self.relpath, line, form))
+        reads = make_reads(name, default, self.relpath, line, form)
+        origin = self._imported_constant(where) if name.static is None and not name.choices else None
+        if origin is not None:  # `from .consts import NAME_ENV`: resolved against that module once all are known
+            reads = [replace(read, ref="py:" + ".".join(origin)) for read in reads]
+        self.result.reads.extend(reads)
+        if name.static is None and not name.choices and isinstance(where, ast.expr):
+            self._note_helper(where, default, form)
+
+    def _imported_constant(self, where: ast.AST) -> tuple[str, ...] | None:
+        """``NAME`` imported from another module (``from pkg.consts import NAME``, or ``consts.NAME``
+        after ``from pkg import consts``): its dotted origin."""
+        if isinstance(where, ast.Name) and where.id in self.imports and not self._locally_bound(where.id):
+            return self.imports[where.id]
+        if (
+            isinstance(where, ast.Attribute)
+            and isinstance(where.value, ast.Name)
+            and where.value.id in self.imports
+            and not self._locally_bound(where.value.id)
+        ):
+            return (*self.imports[where.value.id], where.attr)
+        return None
+
+    # -- helpers whose read name is built from a parameter -----------------------------------
+    def _note_helper(self, where: ast.expr, default: Expr | None, form: str) -> None:
+        """``def _load(lib_name): os.environ.get(f"{lib_name.upper()}_HOME")`` (or ``"LT_" +
+        name.upper()``, ``key.upper()``, a local ``def getenv(name)``): remember the name expression
+        with local constants inlined; calls of the function with literal arguments are resolved in
+        :meth:`_resolve_helpers`."""
+        function = next(
+            (node for node in reversed(self.scope_nodes) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))),
+            None,
+        )
+        if function is None:
+            return
+        params = [arg.arg for arg in (*function.args.posonlyargs, *function.args.args)]
+        is_method = bool(self.class_stack[:-1]) and self.class_stack[-2] and function is self.scope_nodes[0]
+        if is_method and params and params[0] in ("self", "cls"):
+            params = params[1:]
+        expression = self._inline_locals(where, set(params))
+        used = {node.id for node in ast.walk(expression) if isinstance(node, ast.Name) and node.id in params}
+        if len(used) != 1:
+            return
+        param = used.pop()
+        self.helpers.append(
+            _Helper(function.name, param, params.index(param), expression, default, form, is_method, id(function))
+        )
+
+    def _inline_locals(self, node: ast.expr, params: set[str], depth: int = 0) -> ast.expr:
+        """``node`` with names assigned once in the enclosing scopes replaced by their values."""
+        scanner = self
+
+        class Inline(ast.NodeTransformer):
+            def visit_Name(self, name: ast.Name) -> ast.AST:
+                if name.id in params or depth > 8:
+                    return name
+                for scope in reversed(scanner.scopes):
+                    if name.id in scope.assigned or name.id in scope.bound:
+                        values = scope.assigned.get(name.id, [])
+                        if len(values) == 1 and values[0] is not None and name.id not in scope.bound:
+                            if isinstance(values[0], LoopValues):
+                                return name
+                            return scanner._inline_locals(values[0], params, depth + 1)
+                        return name
+                return name
+
+        return Inline().visit(_copy(node))
+
+    def _resolve_helpers(self) -> None:
+        """Calls of a helper (``_load_cuda_library_from_system("cudnn")``, a nested ``getenv("X")``)
+        whose argument at the parameter's position is static: the name is the helper's expression
+        with that value. A helper that passes its own parameter on (``_load_cuda_library(lib_name)``)
+        becomes a helper too. Only plain calls (``helper(...)``) of functions, and ``self.helper(...)``
+        of methods, are matched."""
+        tree = self.tree
+        if self.full_source:
+            try:  # blanked blocks may hold the calls: read the whole file once
+                tree = ast.parse(self.full_source)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                tree = self.tree
+        calls: list[tuple[ast.Call, str, bool, ast.FunctionDef | ast.AsyncFunctionDef | None]] = []
+        for function, call in _calls_with_function(tree):
+            func = call.func
+            if isinstance(func, ast.Name):
+                calls.append((call, func.id, False, function))
+            elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
+                calls.append((call, func.attr, True, function))
+        saved = self.scope_nodes
+        self.scope_nodes = []
+        seen: set[tuple[int, int, str]] = set()  # (function, position, name expression) forwarded
+        pending = list(self.helpers)
+        rounds = 0
+        try:
+            while pending and rounds < 4:
+                rounds += 1
+                forwarded: list[_Helper] = []
+                for helper in pending:
+                    for call, name, via_self, caller in calls:
+                        if name != helper.name or via_self != helper.is_method:
+                            continue
+                        argument = _argument(call, helper.position, helper.param)
+                        if argument is None:
+                            continue
+                        if isinstance(argument, ast.Name) and caller is not None and _is_param(caller, argument.id):
+                            params = [arg.arg for arg in (*caller.args.posonlyargs, *caller.args.args)]
+                            key = (id(caller), params.index(argument.id), ast.unparse(helper.expression))
+                            if key not in seen:
+                                seen.add(key)
+                                forwarded.append(
+                                    _Helper(caller.name, argument.id, params.index(argument.id),
+                                            _substitute(helper.expression, helper.param, argument),
+                                            helper.default, helper.form, False, id(caller))
+                                )
+                            continue
+                        value = self.resolve(argument)
+                        if value.static is None and not value.choices:
+                            continue
+                        built = self.resolve(_substitute(helper.expression, helper.param, argument))
+                        if built.static is None and not built.choices:
+                            continue
+                        form = f"{helper.form} in helper {helper.name}()"
+                        self.result.reads.extend(make_reads(built, helper.default, self.relpath, call.lineno, form))
+                pending = forwarded
+        finally:
+            self.scope_nodes = saved
 
     def _imported_base(self, func: ast.expr) -> bool:
         node = func
@@ -644,6 +922,11 @@ class _Scanner:
             return Expr(static=None, source=_source(node))
         if isinstance(node, ast.Name):
             return self._resolve_name(node, depth)
+        if isinstance(node, ast.Attribute):
+            attribute = self._class_attribute(node, depth)
+            if attribute is not None:
+                return attribute
+            return Expr(static=None, source=_source(node))
         if isinstance(node, LoopValues):
             elements = self._loop_elements(node.iter)
             if elements is None:
@@ -771,6 +1054,84 @@ class _Scanner:
             else:
                 parts.append(Expr(static=None))
         return _concatenated(_source(node), parts)
+
+
+_REGEX_META = set(".^$*+?{}[]\\|()")
+
+
+def _regex_ends(pattern: str) -> tuple[str, str]:
+    """The literal text a regex's matches start with and end with (``POETRY_REPOSITORIES_(?P<name>
+    [A-Z_]+)_URL`` -> ``POETRY_REPOSITORIES_``, ``_URL``); a pattern without metacharacters is a prefix."""
+    body = pattern[1:] if pattern.startswith("^") else pattern
+    head = ""
+    for char in body:
+        if char in _REGEX_META:
+            break
+        head += char
+    if len(head) == len(body):
+        return head, ""
+    tail_source = body[:-1] if body.endswith("$") and not body.endswith("\\$") else body
+    tail = ""
+    for char in reversed(tail_source):
+        if char in _REGEX_META:
+            break
+        tail = char + tail
+    if tail and len(tail_source) > len(tail) and tail_source[-len(tail) - 1] in "*+?}":
+        tail = tail[1:]  # `X+` : the quantifier binds the last literal char, which may repeat
+    return head, tail  # without `$` re.match does not pin the end; the literal tail is taken as meant
+
+
+class _Helper:
+    """A function whose env read name is built from one of its parameters."""
+
+    __slots__ = ("name", "param", "position", "expression", "default", "form", "is_method", "node")
+
+    def __init__(
+        self, name: str, param: str, position: int, expression: ast.expr, default: Expr | None, form: str,
+        is_method: bool, node: int,
+    ) -> None:
+        self.name, self.param, self.position, self.expression = name, param, position, expression
+        self.default, self.form, self.is_method, self.node = default, form, is_method, node
+
+
+def _copy(node: ast.expr) -> ast.expr:
+    copied = ast.parse(ast.unparse(node), mode="eval").body
+    return copied
+
+
+def _substitute(expression: ast.expr, param: str, value: ast.expr) -> ast.expr:
+    class Substitute(ast.NodeTransformer):
+        def visit_Name(self, name: ast.Name) -> ast.AST:
+            return _copy(value) if name.id == param else name
+
+    return Substitute().visit(_copy(expression))
+
+
+def _is_param(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    return name in [arg.arg for arg in (*function.args.posonlyargs, *function.args.args)]
+
+
+def _argument(call: ast.Call, position: int, param: str) -> ast.expr | None:
+    for keyword in call.keywords:
+        if keyword.arg == param:
+            return keyword.value
+    if any(isinstance(arg, ast.Starred) for arg in call.args[: position + 1]):
+        return None
+    return call.args[position] if position < len(call.args) else None
+
+
+def _calls_with_function(
+    tree: ast.AST,
+) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef | None, ast.Call]]:
+    """Every call in ``tree`` with the innermost function that contains it."""
+    stack: list[tuple[ast.AST, ast.FunctionDef | ast.AsyncFunctionDef | None]] = [(tree, None)]
+    while stack:
+        node, function = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            function = node
+        elif isinstance(node, ast.Call):
+            yield function, node
+        stack.extend((child, function) for child in ast.iter_child_nodes(node))
 
 
 _STR_TRANSFORMS: dict[str, Callable[[str], str]] = {"upper": str.upper, "lower": str.lower, "strip": str.strip}
@@ -923,3 +1284,24 @@ def _source(node: ast.AST) -> str:
     except Exception:  # noqa: BLE001 - a message helper must never fail the scan
         return "<expression>"
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def module_constants(text: str) -> dict[str, tuple[str, ...]]:
+    """Module-level names of a Python file bound once to a static string (or a tuple of them), for
+    reads in other modules that import them (``from .consts import NAME_ENV``)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    scanner = _Scanner(tree, "", (), FileScan(file=""))
+    scanner._module_bindings()
+    found: dict[str, tuple[str, ...]] = {}
+    for name, values in scanner.module_assigned.items():
+        if len(values) != 1 or values[0] is None or name in scanner.module_bound:
+            continue
+        resolved = scanner.resolve(values[0])
+        if resolved.static is not None:
+            found[name] = (resolved.static,)
+        elif resolved.choices:
+            found[name] = resolved.choices
+    return found

@@ -50,6 +50,10 @@ class EnvdocReport:
     doc_warnings: list[str] = field(default_factory=list)  # doc rows that could not be read (skipped)
     notes: list[str] = field(default_factory=list)  # wrapper calls that matched only by bare name, ...
     suppressed: list[dict[str, Any]] = field(default_factory=list)  # reads silenced in the source
+    not_scanned: list[dict[str, Any]] = field(default_factory=list)  # source files by language not read
+    unmatched_wrappers: list[dict[str, Any]] = field(default_factory=list)  # wrappers that read nothing
+    stale_elsewhere: list[dict[str, Any]] = field(default_factory=list)  # stale names seen in unscanned files
+    from_prose: list[dict[str, Any]] = field(default_factory=list)  # reads documented only by a prose mention
     files_scanned: int = 0
     files_parsed: int = 0
     seconds: float = 0.0
@@ -86,6 +90,10 @@ class EnvdocReport:
             text += f"; INCOMPLETE: {skipped} file{'s' if skipped != 1 else ''} could not be scanned"
         return text
 
+    def _also_in(self, name: str) -> dict[str, Any]:
+        hit = next((record for record in self.stale_elsewhere if record["name"] == name), None)
+        return {"also_in": hit["also_in"]} if hit else {}
+
     def to_json(self) -> dict[str, Any]:
         """The ``--json`` report: docs/json-formats.md, docs/schemas/envdoc.schema.json."""
 
@@ -102,7 +110,9 @@ class EnvdocReport:
             "knobs": self.knobs,
             "documented": len(self.rows),
             "undocumented": [{"name": f.name, "file": f.file, "line": f.line} for f in rows("undocumented")],
-            "stale": [{"name": f.name, "doc": f.file, "doc_line": f.line} for f in rows("stale")],
+            "stale": [
+                {"name": f.name, "doc": f.file, "doc_line": f.line, **self._also_in(f.name)} for f in rows("stale")
+            ],
             "default_mismatch": self.mismatches,
             "dynamic": [{"prefix": f.name, "file": f.file, "line": f.line} for f in rows("dynamic")],
             "incomplete": [{"file": f.file, "line": f.line, "reason": f.message} for f in rows("incomplete")],
@@ -114,6 +124,10 @@ class EnvdocReport:
             "notes": self.notes,
             "suppressed": self.suppressed,
             "files": {"scanned": self.files_scanned, "parsed": self.files_parsed},
+            "not_scanned": self.not_scanned,
+            "unmatched_wrappers": self.unmatched_wrappers,
+            "stale_elsewhere": self.stale_elsewhere,
+            "from_prose": self.from_prose,
             "seconds": round(self.seconds, 3),
         }
 
@@ -239,10 +253,14 @@ def compare(
         r.prefix for r in dynamic_reads if r.prefix and all(len(r.prefix) > len(p) for p in config.prefixes)
     ]
     for row in rows:
+        if row.origin == "prose":  # a mention in running text, not an entry: nothing to delete
+            if row.name in used_rows:
+                report.from_prose.append({"name": row.name, "doc": row.file or doc_display, "doc_line": row.line})
+            continue
         if row.name in used_rows:
             continue
-        if not row.is_pattern and any(row.name.startswith(p) for p in dynamic_prefixes):
-            continue
+        if any((row.pattern_prefix if row.is_pattern else row.name).startswith(p) for p in dynamic_prefixes):
+            continue  # a computed name with that literal prefix may be it (or a member of the family)
         what = "no variable of this family" if row.is_pattern else "it"
         findings.append(
             Finding(

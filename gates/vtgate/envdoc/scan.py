@@ -20,6 +20,7 @@ from pathlib import Path
 from vtgate.envdoc.cscan import C_SUFFIXES, scan_c_text
 from vtgate.envdoc.model import EnvdocError, EnvRead, Expr, FileScan, WrapperCall, WrapperDef, WrapperSpec
 from vtgate.envdoc.pyscan import decode_python, make_reads, prefilter_words, scan_python_text
+from vtgate.envdoc.tsscan import GO_SUFFIXES, RUST_SUFFIXES, available, scan_go_text, scan_rust_text
 
 PY_SUFFIXES = (".py", ".pyw")
 SKIPPED_DIRS = {"__pycache__", "node_modules", "build", "dist", "site-packages"}
@@ -58,13 +59,55 @@ def _matches(relpath: str, patterns: Sequence[str]) -> bool:
     return False
 
 
+# Files envdoc does not scan, by language: counted and named at the end of every run, and searched
+# for the names of stale doc entries (a name such a file mentions may be read there).
+OTHER_LANGUAGES = {
+    ".js": "JavaScript", ".mjs": "JavaScript", ".cjs": "JavaScript", ".jsx": "JavaScript",
+    ".ts": "TypeScript", ".tsx": "TypeScript", ".java": "Java", ".kt": "Kotlin", ".scala": "Scala",
+    ".sh": "shell", ".bash": "shell", ".zsh": "shell", ".rb": "Ruby", ".swift": "Swift", ".cs": "C#",
+    ".php": "PHP", ".lua": "Lua", ".jl": "Julia", ".zig": "Zig", ".pl": "Perl", ".ps1": "PowerShell",
+    ".bat": "batch", ".cmd": "batch",
+}
+BUILD_FILE_NAMES = {"CMakeLists.txt": "CMake", "Cargo.toml": "Cargo", "meson.build": "Meson", "Makefile": "Make",
+                    "GNUmakefile": "Make", "Dockerfile": "Dockerfile", "configure.ac": "autoconf"}
+BUILD_SUFFIXES = {".cmake": "CMake", ".mk": "Make", ".bzl": "Bazel", ".gradle": "Gradle"}
+TREE_SITTER_LANGUAGES = {".go": "Go", ".rs": "Rust"}
+
+
+def scanned_suffixes() -> tuple[str, ...]:
+    """Suffixes of the files envdoc parses here: Go and Rust only with the tree-sitter extra."""
+    return PY_SUFFIXES + C_SUFFIXES + ((GO_SUFFIXES + RUST_SUFFIXES) if available() else ())
+
+
+def other_kind(name: str) -> tuple[str, str] | None:
+    """("language", Go) for a source file envdoc does not scan, ("build", CMake) for a build file."""
+    if name in BUILD_FILE_NAMES:
+        return "build", BUILD_FILE_NAMES[name]
+    suffix = os.path.splitext(name)[1]
+    if suffix in BUILD_SUFFIXES:
+        return "build", BUILD_SUFFIXES[suffix]
+    if suffix in OTHER_LANGUAGES:
+        return "language", OTHER_LANGUAGES[suffix]
+    if suffix in TREE_SITTER_LANGUAGES and not available():
+        return "language", TREE_SITTER_LANGUAGES[suffix]
+    return None
+
+
 def discover(
-    root: Path, sources: Sequence[str], include: Sequence[str], exclude: Sequence[str]
+    root: Path,
+    sources: Sequence[str],
+    include: Sequence[str],
+    exclude: Sequence[str],
+    others: dict[str, list[tuple[Path, str, str]]] | None = None,
 ) -> list[tuple[Path, str]]:
-    """Source files (Python and C-family) below each source, as (path, display path), sorted and
-    de-duplicated. Hidden folders, ``__pycache__``, build/dist, egg-info and virtual environments are
-    skipped while walking (a source given explicitly is always entered)."""
+    """Source files (Python, C-family, and Go and Rust with the tree-sitter extra) below each source,
+    as (path, display path), sorted and de-duplicated. Hidden folders, ``__pycache__``, build/dist,
+    egg-info and virtual environments are skipped while walking (a source given explicitly is always
+    entered). ``others``, when given, collects the files not scanned: ``others["language"]`` holds
+    (path, shown, language) of sources in a language envdoc does not read, ``others["build"]`` the
+    build files (CMakeLists.txt, Cargo.toml, ...), both after --include/--exclude."""
     found: dict[str, tuple[Path, str]] = {}
+    suffixes = scanned_suffixes()
     for source in sources:
         start = (root / source) if not Path(source).is_absolute() else Path(source)
         if not start.exists():
@@ -73,7 +116,12 @@ def discover(
                 f"or fix sources = [...] under [tool.vtgate.envdoc]"
             )
         for path in _walk(start):
-            if not path.name.endswith(PY_SUFFIXES + C_SUFFIXES):
+            if not path.name.endswith(suffixes):
+                kind = other_kind(path.name) if others is not None else None
+                if kind is not None and others is not None:
+                    shown = display_path(path, root)
+                    if (not include or _matches(shown, include)) and not (exclude and _matches(shown, exclude)):
+                        others.setdefault(kind[0], []).append((path, shown, kind[1]))
                 continue
             shown = display_path(path, root)
             if include and not _matches(shown, include):
@@ -111,10 +159,18 @@ def scan_file(path: Path, shown: str, wrappers: Sequence[WrapperSpec], words: Se
         )
     if is_python:
         if not any(word in text for word in words):
-            return FileScan(file=shown)
+            return FileScan(file=shown, language="python")
         result = scan_python_text(text, shown, wrappers)
+        result.language = "python"
+    elif shown.endswith(GO_SUFFIXES):
+        result = scan_go_text(text, shown, wrappers)
+        result.language = "go"
+    elif shown.endswith(RUST_SUFFIXES):
+        result = scan_rust_text(text, shown, wrappers)
+        result.language = "rust"
     else:
         result = scan_c_text(text, shown, wrappers)
+        result.language = "c"
     if SUPPRESS_WORD in text:
         result.suppressions, result.bad_suppressions = find_suppressions(text, python=is_python)
     return result

@@ -136,6 +136,14 @@ class AnchorKind:
             summary = (f"{name}stream {len(tokens)} tokens {short(digest)} identical{also}; "
                        f"{len(held)}/{len(positions)} anchor tokens hold")
             return Verdict(True, summary, measured, pinned, cases)
+        # a red stream carries both streams (and margins where they exist): its first divergent step,
+        # shown by vtgate report; green ones stay small
+        measured["tokens"] = list(tokens)
+        if isinstance(observations["baseline"].get("margins"), list):
+            measured["margins"] = list(observations["baseline"]["margins"])
+        for key in ("tokens", "margins"):
+            if isinstance(pin.get(key), list):
+                pinned[key] = list(pin[key])
         parts = []
         if "anchor" in pin and not anchor_ok:
             parts.append(f"anchor {pin['anchor']} -> {anchor}")

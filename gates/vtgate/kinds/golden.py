@@ -132,6 +132,8 @@ class GoldenKind:
             margin_text, margins_hold = _margin_drift(spec, margins, observations["baseline"].get("margins"),
                                                       set(flips))
             passed = passed and margins_hold
+            if not passed:
+                _with_margins(shown, observations["baseline"], pin)
             summary = (
                 f"{exact}/{total} ({len(near)} near-tie, {len(hard)} hard) — first hard flip {first_hard}; "
                 f"{worst_text}{limits}{margin_text}{extra}"
@@ -146,6 +148,8 @@ class GoldenKind:
         else:
             passed = first is None
             head = f"{exact}/{total} exact"
+        if not passed:
+            _with_margins(shown, observations["baseline"], pin)
         if first is None:
             tail = ""
         elif first >= total:
@@ -178,6 +182,15 @@ class GoldenKind:
         tokens = list(pin.get("tokens", []))
         head = " ".join(str(t) for t in tokens[:6])
         return f"{len(tokens)} tokens [{head}{' …' if len(tokens) > 6 else ''}]"
+
+
+def _with_margins(shown: dict[str, dict[str, Any]], observation: Mapping[str, Any], pin: Mapping[str, Any]) -> None:
+    """A red gate's report carries both margin lists (where the probe and the golden have them), so
+    its first divergent step can be shown with the top-1/top-2 margins on both sides (vtgate report)."""
+    if isinstance(observation.get("margins"), list):
+        shown["measured"]["margins"] = list(observation["margins"])
+    if isinstance(pin.get("margins"), list):
+        shown["pinned"]["margins"] = list(pin["margins"])
 
 
 def _margin_drift(spec: GateSpec, golden: list[Any], measured: Any, flipped: set[int]) -> tuple[str, bool]:

@@ -281,9 +281,11 @@ def _stage_text(changes: Mapping[str, Mapping[str, float]]) -> str:
     return "; stage that moved most: " + ", ".join(parts) if parts else ""
 
 
-def _host_range(legs: list[Mapping[str, Any]]) -> tuple[float, float] | None:
-    loads = [leg["host"]["load_per_core"] for leg in legs if isinstance(leg.get("host"), Mapping)
-             and _number(leg["host"].get("load_per_core"))]
+def _host_range(legs: list[Mapping[str, Any]], field: str = "load_per_core") -> tuple[float, float] | None:
+    """(min, max) of a host measure over the legs: ``load_per_core`` (recorded) or ``other_cpu_per_core``
+    (what the preflight judges: the CPU of processes outside the gate's tree)."""
+    loads = [leg["host"][field] for leg in legs if isinstance(leg.get("host"), Mapping)
+             and _number(leg["host"].get(field))]
     return (min(loads), max(loads)) if loads else None
 
 
@@ -310,6 +312,9 @@ def _line(final: Look, taken: int, options: Mapping[str, Any], legs: list[Mappin
     host = _host_range(legs)
     if host is not None:
         text += f"; host load {host[0]:.2f}..{host[1]:.2f}/core"
+        others = _host_range(legs, "other_cpu_per_core")
+        if others is not None:
+            text += f", other processes {others[0]:.2f}..{others[1]:.2f} CPU/core"
         if not record.get("policy", {}).get("enforce", True):
             text += " (preflight not enforced)"
     return text + _stage_text(stage_changes(legs))
@@ -318,6 +323,7 @@ def _line(final: Look, taken: int, options: Mapping[str, Any], legs: list[Mappin
 def _measured(looks: list[Look], options: Mapping[str, Any], legs: list[Mapping[str, Any]],
               record: Mapping[str, Any]) -> dict[str, Any]:
     host = _host_range(legs)
+    others = _host_range(legs, "other_cpu_per_core")
     final = looks[-1]
     return {
         **final.estimate.to_json(), "decision": final.decision, "legs": len(legs),
@@ -326,9 +332,12 @@ def _measured(looks: list[Look], options: Mapping[str, Any], legs: list[Mapping[
         "stopped": record.get("stopped"), "workers": record.get("workers"), "process": record.get("process"),
         "legs_seconds": record.get("legs_seconds"),
         "host_load_per_core": list(host) if host else None,
+        "host_other_cpu_per_core": list(others) if others else None,
         "stages": stage_changes(legs),
         "reference": dict(record.get("reference", {})),
         "values": [{"leg": leg["index"], "role": leg["role"], "round": leg.get("round"), "value": leg.get("value"),
-                    "worker": leg.get("worker"), "load_per_core": leg.get("host", {}).get("load_per_core")}
+                    "worker": leg.get("worker"), "load_per_core": leg.get("host", {}).get("load_per_core"),
+                    "other_cpu_per_core": leg.get("host", {}).get("other_cpu_per_core"),
+                    "own_processes": leg.get("host", {}).get("own_processes")}
                    for leg in legs],
     }

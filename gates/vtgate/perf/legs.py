@@ -17,6 +17,8 @@ only when complete)."""
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import json
 import os
 import random
@@ -31,11 +33,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import psutil
 from filelock import FileLock
 
 from vtgate.errors import ErrorKind
 from vtgate.kinds._common import is_missing, lookup
-from vtgate.perf.hostcheck import QuietPolicy, preflight
+from vtgate.perf.hostcheck import CpuSampler, QuietPolicy, preflight
 from vtgate.perf.stats import sequential_looks
 from vtgate.perf.worker import PAD_ENV, READY
 from vtgate.run.execute import (
@@ -59,6 +62,74 @@ OUTPUT_FIELDS = ("tokens", "digests", "counters")
 ROLES = ("candidate", "reference")
 PROCESS_MODES = ("fork", "warm", "fresh")  # how a leg's process comes to be (docs/perf.md, "How a gate runs")
 LEG_LOCK = str(Path(tempfile.gettempdir()) / "vtgate-perf-legs.lock")
+LEG_HOLDER = LEG_LOCK + ".last"  # which leg runner held the lock last (written under it)
+RUNNERS = Path(tempfile.gettempdir()) / "vtgate-perf-runners"  # one file per live leg runner: pid, start time
+
+
+def _last_leg_holder() -> str:
+    try:
+        return Path(LEG_HOLDER).read_text(encoding="utf-8")
+    except OSError:
+        return ""
+
+
+def _mark_leg_holder(token: str) -> None:
+    """Say (under the leg lock) which runner timed last: the next runner to take the lock starts its
+    CPU window afresh instead of counting that runner's legs as another process's load."""
+    with contextlib.suppress(OSError):
+        Path(LEG_HOLDER).write_text(token, encoding="utf-8")
+
+
+def _start_time(pid: int) -> float | None:
+    try:
+        return psutil.Process(pid).create_time()
+    except psutil.Error:
+        return None
+
+
+def register_runner() -> Path | None:
+    """Say that this process is a perf leg runner (until ``unregister_runner``): the preflight of every
+    other runner on this host (of this check, or of another vtgate process) counts this runner's tree,
+    with its warm processes starting up, as a peer's, not as another process's load. Their legs never
+    time at once anyway (the host-wide leg lock)."""
+    started = _start_time(os.getpid())
+    try:
+        RUNNERS.mkdir(mode=0o1777, exist_ok=True)
+        entry = RUNNERS / str(os.getpid())
+        entry.write_text(repr(started), encoding="ascii")
+    except OSError:
+        return None
+    return entry
+
+
+def unregister_runner(entry: Path | None) -> None:
+    if entry is not None:
+        with contextlib.suppress(OSError):
+            entry.unlink()
+
+
+def peer_runners() -> list[int]:
+    """The pids of the other live perf leg runners on this host (an entry whose process is gone, or is
+    another process by now, is ignored)."""
+    try:
+        entries = list(RUNNERS.iterdir())
+    except OSError:
+        return []
+    found = []
+    for entry in entries:
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            recorded = float(entry.read_text(encoding="ascii"))
+        except (OSError, ValueError):
+            continue
+        started = _start_time(int(entry.name))
+        if started is not None and abs(started - recorded) < 0.01:
+            found.append(int(entry.name))
+        elif started is None:  # a runner killed before it could say it ended
+            with contextlib.suppress(OSError):
+                entry.unlink()
+    return found
 
 
 class ReferenceError(Exception):
@@ -266,7 +337,7 @@ def measure(probe: Mapping[str, Any], args: Mapping[str, Any], metric: str, cand
     suite_settings = load_suite(suite).settings
     policy = QuietPolicy.from_options(quiet)
     if os.environ.get(PREFLIGHT_ENV) == "record":
-        policy = QuietPolicy(policy.max_load_per_core, policy.min_available_mb, policy.competing, policy.governor, False)
+        policy = dataclasses.replace(policy, enforce=False)
     wait_budget = float(os.environ.get(WAIT_QUIET_ENV) or 0)
     fields = list(compare or OUTPUT_FIELDS)
     _without_own_pythonpath(root, suite_settings)
@@ -297,12 +368,20 @@ def measure(probe: Mapping[str, Any], args: Mapping[str, Any], metric: str, cand
     servers = Workers(children)  # the fork servers of mode "fork", one per role, started by the first leg
     warm: dict[tuple[str, int], WarmProbe] = {}
     state = {"waited": 0.0}
+    sampler = CpuSampler(peers=peer_runners)  # this runner's tree (warm processes, fork servers, legs) is never "other"
+    lock_token = f"{os.getpid()} {time.time_ns()}"
 
     def run_leg(role: str, number: int | None, worker: int) -> bool:
         """One leg, recorded; False when the run must stop (noisy host, failed leg, no metric)."""
         index = len(record["legs"])
         with FileLock(LEG_LOCK):  # no two perf legs at once on this host, whichever gate or vtgate runs them
-            check = preflight(policy, max(0.0, wait_budget - state["waited"]))
+            if _last_leg_holder() != lock_token:
+                sampler.forget()  # another runner's legs ran since our last reading: not noise of this host
+            try:
+                check = preflight(policy, max(0.0, wait_budget - state["waited"]),
+                                  read=lambda: sampler.read(policy.competing))
+            finally:
+                _mark_leg_holder(lock_token)
             state["waited"] += check.waited
             leg: dict[str, Any] = {"index": index, "role": role, "round": number, "worker": worker,
                                    "host": check.to_json()}
@@ -351,6 +430,7 @@ def measure(probe: Mapping[str, Any], args: Mapping[str, Any], metric: str, cand
             warm_process.wait_ready(leg_timeout)
 
     started = time.monotonic()
+    registered = register_runner()
     try:
         going = True
         for look in range(1, looks + 1):
@@ -388,6 +468,7 @@ def measure(probe: Mapping[str, Any], args: Mapping[str, Any], metric: str, cand
             warm_process.close()
         servers.close()
         children.kill_all()
+        unregister_runner(registered)
     if hashes["candidate"] is not None:  # the stale guard of the probe layer checks the runner's tree too
         record["meta"] = {"source_tree_hash": hashes["candidate"]}
     record["waited_for_quiet"] = round(state["waited"], 2)

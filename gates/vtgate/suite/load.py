@@ -31,8 +31,9 @@ COMMON_KEYS = frozenset(
 )
 SUITE_KEYS = frozenset({"pythonpath", "source_tree", "goldens", "timeout", "knob_prefixes", "isolate_env", "python",
                         "knob_exemptions", "artifacts"})
-# Tables owned by other commands (vtgate envdoc, vtgate mutate): allowed next to the suite, not read here.
-FOREIGN_TOOL_KEYS = frozenset({"envdoc", "mutate"})
+# Tables owned by other commands (vtgate envdoc, vtgate mutate, vtbisect's build step): allowed next to the
+# suite, not read here.
+FOREIGN_TOOL_KEYS = frozenset({"envdoc", "mutate", "bisect"})
 TOP_KEYS = frozenset({"suite", "gate", "mutation"}) | FOREIGN_TOOL_KEYS
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 
@@ -139,7 +140,7 @@ def _build(path: Path, root: Path, data: Mapping[str, Any], text: str, header: s
     for key in sorted(set(data) - TOP_KEYS):
         line = _key_line(text, key)
         where = f"{path}:{line}" if line else str(path)
-        problems.append(f"{where}: unknown top-level key '{key}' (known: suite, gate, mutation, envdoc, mutate){_suggest(key, TOP_KEYS)}")
+        problems.append(f"{where}: unknown top-level key '{key}' (known: suite, gate, mutation, envdoc, mutate, bisect){_suggest(key, TOP_KEYS)}")
     settings = _settings(path, text, data.get("suite", {}), problems, _envdoc_prefix(root, problems), root)
     raw_gates = data.get("gate", [])
     if not isinstance(raw_gates, list):

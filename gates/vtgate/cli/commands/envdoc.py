@@ -157,6 +157,26 @@ def render(report: EnvdocReport) -> None:
         console.print(Text.assemble(("doc warning", "yellow"), ": ", warning), soft_wrap=True)
     for note in report.notes:
         console.print(Text("note: " + note), soft_wrap=True)
+    if report.from_prose:
+        first = report.from_prose[0]
+        console.print(
+            Text(
+                f"note: {len(report.from_prose)} read name(s) are documented only by a mention in prose (read from "
+                f"prose, e.g. {first['name']} at {first['doc']}:{first['doc_line']}); a table or a bullet per "
+                f"variable would give each an entry"
+            ),
+            soft_wrap=True,
+        )
+    for wrapper in report.unmatched_wrappers:
+        console.print(Text.assemble(("warning", "yellow"), ": ", str(wrapper["message"])), soft_wrap=True)
+    for language in report.not_scanned:
+        console.print(
+            Text(
+                f"not scanned: {language['files']} {language['language']} file(s) (first: {language['first']}): "
+                f"{language['why']}"
+            ),
+            soft_wrap=True,
+        )
     if report.unverifiable:
         first = report.unverifiable[0]
         console.print(
