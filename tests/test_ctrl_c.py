@@ -124,3 +124,68 @@ def test_run_app_restores_the_previous_sigint_handler(capsys) -> None:
     before = signal.getsignal(signal.SIGINT)
     _exit_of(_app(lambda: 0), capsys)
     assert signal.getsignal(signal.SIGINT) is before
+
+
+# --- SIGTERM (a CI job's timeout): 143, and a second signal exits at once --------------------------
+
+SECOND_SIGNAL = """
+import os, signal, sys, time
+import typer
+from vtgate.cli.exits import run_app
+
+app = typer.Typer()
+
+@app.command()
+def work() -> None:
+    try:
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(30)
+    finally:  # a cleanup that would take long: the second signal ends the process at once
+        print("cleaning up", file=sys.stderr, flush=True)
+        os.kill(os.getpid(), signal.SIG{second})
+        time.sleep(30)
+        print("cleanup finished", file=sys.stderr, flush=True)
+
+@app.command()
+def other() -> None:
+    pass
+
+run_app(app, ["work"], program="demo")
+"""
+
+
+@pytest.mark.parametrize("second", ["TERM", "INT"])
+def test_a_second_signal_during_cleanup_exits_at_once_with_the_first_signals_code(second: str) -> None:
+    done = subprocess.run([sys.executable, "-c", SECOND_SIGNAL.format(second=second)], capture_output=True,
+                          text=True, timeout=25, env={**os.environ, "NO_COLOR": "1"})
+    assert done.returncode == 143, done.stderr
+    assert "cleaning up" in done.stderr and "cleanup finished" not in done.stderr
+
+
+TERM_ONCE = """
+import os, signal, sys, threading, time
+import typer
+from vtgate.cli.exits import run_app
+
+app = typer.Typer()
+
+@app.command()
+def work() -> None:
+    threading.Thread(target=time.sleep, args=(600,)).start()  # a non-daemon thread that would hold the exit
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(30)
+
+@app.command()
+def other() -> None:
+    pass
+
+sys.argv = ["demo", "work"]
+run_app(app, program="demo")
+"""
+
+
+def test_sigterm_exits_143_naming_the_command_even_with_a_thread_that_never_ends() -> None:
+    done = subprocess.run([sys.executable, "-c", TERM_ONCE], capture_output=True, text=True, timeout=25,
+                          env={**os.environ, "NO_COLOR": "1"})
+    assert done.returncode == 143, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "interrupted: demo work"

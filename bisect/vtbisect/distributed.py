@@ -39,15 +39,17 @@ from vtgate.run.executor import (
     DaskExecutor,
     ExecutorError,
     ExecutorSettings,
+    WorkerCacheError,
     WorkerIdentity,
     current_worker,
     is_killed_worker,
     worker_cache,
 )
+from vtgate.run.proctree import sweep_orphans
 
 from vtbisect.cache import verdict_env
 from vtbisect.gitrepo import git_available, run_git
-from vtbisect.judges import CommandRunner, GateRunner, JudgeAbort, Judgement, Runner
+from vtbisect.judges import CommandRunner, GateRunner, JudgeAbort, Judgement, Runner, note_children_in
 from vtbisect.revisions import tree_of
 from vtbisect.worktrees import Prepared, RevertConflict, WorktreePool
 
@@ -230,7 +232,13 @@ def judge_on_worker(task: JudgementTask, bundle: bytes | None = None, oracle: by
                                "install the same vtgate version on both")
     if not git_available():
         raise WorkerSetupError(f"{who} has no git on its PATH; fix: install git on {who.host}")
-    cache = worker_cache()
+    try:
+        cache = worker_cache()
+    except WorkerCacheError as error:
+        raise WorkerSetupError(str(error)) from None
+    ledger = cache / "judges"
+    note_children_in(ledger)  # this worker's judges are noted: a worker killed under them leaves a trace
+    sweep_orphans(ledger)  # judges of a worker process killed on this host before (its nanny restarted us)
     mirror = _mirror(cache, task.source, (task.commit, *task.reverts), bundle, who)
     _check_judge_files(task.judge_files, who)
     runner = _worker_runner(task, cache, oracle, who)

@@ -80,6 +80,17 @@ def kill_children() -> None:
     _children.kill_all()
 
 
+def note_children_in(ledger: Path) -> None:
+    """Note every judge started from now on in ``ledger`` (a Dask worker's), so that the judges of a
+    worker process killed under them are found and killed later (``proctree.sweep_orphans``)."""
+    _children.ledger = ledger
+
+
+def allow_children() -> None:
+    """After ``kill_children``, let judges start again (``--fallback local``: the run goes on here)."""
+    _children.resume()
+
+
 def run_child(
     argv: Sequence[str], cwd: Path, env: Mapping[str, str], timeout: float | None
 ) -> tuple[int | None, str, str, bool]:

@@ -23,11 +23,13 @@ def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
 
 @contextmanager
 def terminate_as_interrupt() -> Iterator[None]:
-    """SIGTERM and SIGHUP behave like Ctrl-C for the duration (main thread only)."""
+    """SIGTERM and SIGHUP behave like Ctrl-C for the duration (main thread only). A signal that already
+    has a Python handler (the CLI's, ``vtgate.cli.exits``, which notes SIGTERM for exit 143) keeps it."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {sig: signal.signal(sig, _raise_interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    previous = {sig: signal.signal(sig, _raise_interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)
+                if signal.getsignal(sig) in (signal.SIG_DFL, None)}
     try:
         yield
     finally:

@@ -3,15 +3,19 @@
 Human output goes to stderr through rich (NO_COLOR honoured); ``--json PATH|-`` writes machine output.
 Data (prompts, generated text, model paths, error messages) is printed as text, never parsed as rich
 markup: the console parses none, and ``_say`` styles only the program's own literals. Ctrl-C ends any
-command with ``interrupted: vtengine <command>`` and exit 130. (vtengine may not import vtgate, whose
+command with ``interrupted: vtengine <command>`` and exit 130 (SIGTERM: 143). (vtengine may not import vtgate, whose
 CLIs follow the same rules through vtgate.output and vtgate.cli.exits.)
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import signal
 import sys
+import threading
+import time
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -24,7 +28,8 @@ from vtengine import __version__
 from vtengine.exitcodes import ExitCode
 
 console = Console(stderr=True, highlight=False, markup=False)
-INTERRUPTED = 130  # 128 + SIGINT
+INTERRUPTED = 130  # 128 + SIGINT (SIGTERM: 143)
+EXIT_GRACE_SECONDS = 5.0  # once the exit code is decided, the longest the interpreter may take to end
 
 
 def _say(*parts: str | tuple[str, str]) -> None:
@@ -319,41 +324,81 @@ def export(
     return ExitCode.OK
 
 
-def _interrupted(label: str) -> None:
+def _interrupted(label: str, code: int = INTERRUPTED) -> None:
     _say(("interrupted", "bold"), f": {label}")
-    sys.exit(INTERRUPTED)
+    sys.exit(code)
+
+
+def _exit_now(code: int) -> None:
+    """A second signal, or an interpreter that will not end: children killed, output flushed, exit."""
+    import psutil
+
+    with contextlib.suppress(Exception):
+        for child in psutil.Process().children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                child.kill()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)
+
+
+def _arm_exit_watchdog(code: int) -> None:
+    def watch() -> None:
+        time.sleep(EXIT_GRACE_SECONDS)
+        _exit_now(code)
+
+    threading.Thread(target=watch, name="vtengine-exit-watchdog", daemon=True).start()
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the app; every way out is a documented exit code. Ctrl-C is noted by our own SIGINT handler
-    (which then raises KeyboardInterrupt, as Python's does), so it ends as 130 whatever typer's version
-    makes of the KeyboardInterrupt (Abort, or Exit(130))."""
+    """Run the app; every way out is a documented exit code. Ctrl-C and SIGTERM are noted by our own
+    handler (which then raises KeyboardInterrupt, as Python's SIGINT handler does), so they end as 130
+    and 143 whatever typer's version makes of the KeyboardInterrupt (Abort, or Exit(130)); a second
+    signal exits at once. Run as the program (``argv`` None), a daemon watchdog ends the process
+    ``EXIT_GRACE_SECONDS`` after the exit code is decided if the interpreter has not ended by then."""
+    try:
+        _main(argv)
+    except SystemExit as leaving:
+        if argv is None:
+            _arm_exit_watchdog(leaving.code if isinstance(leaving.code, int) else 0 if leaving.code is None else 1)
+        raise
+
+
+def _main(argv: list[str] | None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     command = next((word for word in args if not word.startswith("-")), None)
     label = f"vtengine {command}" if command else "vtengine"
     seen: list[int] = []
 
-    def on_sigint(signum: int, frame: FrameType | None) -> None:
+    def code() -> int:
+        return 128 + seen[0] if seen else INTERRUPTED
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        if seen:
+            _exit_now(code())
         seen.append(signum)
         raise KeyboardInterrupt
 
-    previous = signal.getsignal(signal.SIGINT)
-    if previous is not signal.SIG_IGN:  # an ignored SIGINT (nohup, a background job) stays ignored
-        signal.signal(signal.SIGINT, on_sigint)
+    handled = (signal.SIGINT, signal.SIGTERM)
+    previous = {sig: signal.getsignal(sig) for sig in handled}
+    for sig in handled:
+        if previous[sig] is not signal.SIG_IGN:  # an ignored signal (nohup, a background job) stays ignored
+            signal.signal(sig, on_signal)
     try:
         result = app(args=args, standalone_mode=False, prog_name="vtengine")
     except typer.Exit as stop:
         if seen or stop.exit_code == INTERRUPTED:
-            _interrupted(label)
+            _interrupted(label, code())
         sys.exit(stop.exit_code)
     except UsageError as error:
         _say(("error", "bold red"), f": {error}")
         sys.exit(ExitCode.USAGE)
     except (typer.Abort, KeyboardInterrupt):
-        _interrupted(label)
+        _interrupted(label, code())
     except Exception as error:  # noqa: BLE001 - the last line of defence: say it, exit 2 or 3
         if seen:
-            _interrupted(label)
+            _interrupted(label, code())
         if hasattr(error, "show") and hasattr(error, "exit_code"):  # a click-style usage error
             error.show()
             sys.exit(ExitCode.USAGE)
@@ -361,9 +406,10 @@ def main(argv: list[str] | None = None) -> None:
         _say(("internal error", "bold red"), ": this is a bug in vtengine; the traceback is above")
         sys.exit(ExitCode.INTERNAL)
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     if seen or result == INTERRUPTED:  # swallowed, or turned by typer into Exit(130) and then a return value
-        _interrupted(label)
+        _interrupted(label, code())
     sys.exit(int(result) if isinstance(result, int) else ExitCode.OK)
 
 

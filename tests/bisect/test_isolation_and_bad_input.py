@@ -78,7 +78,7 @@ def test_sigint_mid_run_leaves_the_repository_exactly_as_it_was(make_history, ki
         assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
 
 
-def test_sigterm_cleans_up_like_ctrl_c(make_history, kit, tmp_path):
+def test_sigterm_cleans_up_like_ctrl_c_and_exits_143(make_history, kit, tmp_path):
     repo = make_history()
     kit.linear_history(repo, 8, {5: "a.txt"})
     before = kit.snapshot(repo.path)
@@ -93,8 +93,9 @@ def test_sigterm_cleans_up_like_ctrl_c(make_history, kit, tmp_path):
     while not list(pid_dir.iterdir()) and time.monotonic() < deadline:
         time.sleep(0.05)
     proc.send_signal(signal.SIGTERM)
-    proc.communicate(timeout=30)
-    assert proc.returncode == 130
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 143, stderr  # 128 + SIGTERM (docs/contracts.md#exit-codes)
+    assert "interrupted: vtbisect run (" in " ".join(stderr.split())
     assert kit.snapshot(repo.path) == before
     assert kit.leftover_worktrees(repo.path) == []
 

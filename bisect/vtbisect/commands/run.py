@@ -23,6 +23,7 @@ import typer
 from filelock import FileLock, Timeout
 from vtgate.cli.commands.executor_options import (
     EXECUTOR_OPTION,
+    FALLBACK_OPTION,
     OPTION_NAMES,
     RESOURCES_OPTION,
     SCHEDULER_OPTION,
@@ -31,7 +32,7 @@ from vtgate.cli.commands.executor_options import (
 from vtgate.cli.exits import Interrupted
 from vtgate.exitcodes import ExitCode
 from vtgate.output import console, problem, say, write_json
-from vtgate.run.executor import ExecutorError, ExecutorSettings
+from vtgate.run.executor import ExecutorError, ExecutorSettings, SchedulerLost
 
 from vtbisect.app import app
 from vtbisect.build import BuildConfigError, Builder, BuildingRunner, bisect_table, spec_from
@@ -39,7 +40,7 @@ from vtbisect.cache import Knobs, VerdictCache, default_cache_dir, thread_env, v
 from vtbisect.distributed import judging, stop_remote
 from vtbisect.driver import Bisection
 from vtbisect.judgecmd import CommandError, resolve_command, resolve_gate_leaks
-from vtbisect.judges import CommandRunner, GateRunner, JudgeAbort, Runner, kill_children
+from vtbisect.judges import CommandRunner, GateRunner, JudgeAbort, Runner, allow_children, kill_children
 from vtbisect.records import BisectError, Options, Outcome
 from vtbisect.report import ProgressHandler, build_summary, outcome_record, summary_lines, write_evidence
 from vtbisect.revisions import (
@@ -200,6 +201,7 @@ def run_command(
     executor: str = EXECUTOR_OPTION,
     scheduler: str = SCHEDULER_OPTION,
     resources: list[str] = RESOURCES_OPTION,
+    fallback: str = FALLBACK_OPTION,
     setup: str = typer.Option(None, "--setup", metavar="CMD",
                               help="Run CMD (split once into arguments; {python} {worktree}) at each worktree's root "
                                    "before its judge: the build step. [bisect] setup in the suite."),
@@ -250,7 +252,7 @@ def run_command(
             runner.perf_reference = rng.good.sha  # perf gates: each candidate's speed as a ratio to GOOD's
             runner.leaks = resolve_gate_leaks(repo, env, (rng.good.sha, rng.bad.sha), runner.python,
                                               [Path(vtgate.__file__).parent.parent, Path(vtbisect.__file__).parent.parent])
-        settings = executor_settings(executor, scheduler, resources, repo)
+        settings = executor_settings(executor, scheduler, resources, repo, fallback)
         config, where = bisect_table(repo, suite)
         spec = spec_from(config, where or "the suite", setup=setup, setup_timeout=setup_timeout,
                          setup_failure=setup_failure, build_inputs=build_input, build_outputs=build_output,
@@ -331,6 +333,16 @@ def _bisect(repo: Path, cache: Path, rng: Range, runner: Runner, options: Option
         raise fail(f"aborted: {error}", error.exit_code) from None
     except GitError as error:
         raise fail(f"git failed: {error}", ExitCode.INTERNAL) from None
+    except SchedulerLost as error:
+        left = f", {handler.left} candidates left" if handler.left is not None else ""
+        kept = "the cache keeps every verdict that finished" if not no_cache else "the cache is off (--no-cache)"
+        if settings is not None and settings.fallback == "local":
+            say(("note:", "yellow"), f" {error}. Judged on the cluster: {handler.judged} steps{left}; "
+                f"{kept}; the bisection goes on on this machine (--fallback local)")
+            allow_children()
+            return _bisect(repo, cache, rng, runner, options, env, no_cache, quiet, ExecutorSettings())
+        raise fail(f"{error}. Judged so far: {handler.judged} steps{left}; {kept}, worktrees removed; re-run the "
+                   "same command to resume", error.exit_code) from None
     except ExecutorError as error:
         raise fail(str(error), error.exit_code) from None
 

@@ -1,16 +1,25 @@
 """Run a typer app so that every way out maps to a documented exit code (docs/contracts.md#exit-codes): usage errors 2, unexpected
-exceptions 3 (with the traceback on stderr), Ctrl-C 130 with one line saying what was interrupted. Shared by the vtgate and vtbisect CLIs.
+exceptions 3 (with the traceback on stderr), Ctrl-C 130 and SIGTERM 143 with one line saying what was interrupted. Shared by the
+vtgate and vtbisect CLIs.
 
-Ctrl-C is handled here, not left to typer (which has turned KeyboardInterrupt into ``Abort``, exit 1,
-or into ``Exit(130)``, depending on its version): a SIGINT handler notes that the user interrupted,
-then raises KeyboardInterrupt as Python's own handler does, so every command's cleanup still runs.
-Whatever typer makes of it afterwards, the run ends with ``interrupted: vtgate check`` and exit 130.
-A command that has more to say (what it stopped, what it left) raises ``Interrupted(detail)``."""
+Ctrl-C and SIGTERM (a CI job's timeout, ``kill``) are handled here, not left to typer (which has turned
+KeyboardInterrupt into ``Abort``, exit 1, or into ``Exit(130)``, depending on its version): a handler
+notes which signal arrived, then raises KeyboardInterrupt as Python's own SIGINT handler does, so every
+command's cleanup still runs. Whatever typer makes of it afterwards, the run ends with
+``interrupted: vtgate check`` and exit 128 + the signal (130, 143). A command that has more to say
+(what it stopped, what it left) raises ``Interrupted(detail)``. A second signal while cleaning up
+ends the process at once (its children's trees killed). And the process really ends: once the run is
+decided, a daemon watchdog gives the interpreter ``EXIT_GRACE_SECONDS`` to finish, then kills what
+is left of the children and exits with the decided code, so no thread, pool or client keeps it alive."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
 import sys
+import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,6 +31,9 @@ from vtgate.exitcodes import ExitCode
 from vtgate.output import console, problem, say
 
 INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a process stopped by Ctrl-C
+TERMINATED = 143  # 128 + SIGTERM: a CI job's timeout, ``kill``
+HANDLED = (signal.SIGINT, signal.SIGTERM)
+EXIT_GRACE_SECONDS = 5.0  # once the exit code is decided, the longest the interpreter may take to end
 
 
 class Interrupted(Exception):
@@ -47,34 +59,77 @@ def command_label(program: str, argv: Sequence[str]) -> str:
 
 @dataclass
 class SigintNote:
-    """Whether a SIGINT arrived while the app ran."""
+    """Which ending signal (SIGINT, SIGTERM) arrived first while the app ran, if any."""
 
-    seen: bool = False
+    signum: int | None = None
+
+    @property
+    def seen(self) -> bool:
+        return self.signum is not None
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum if self.signum is not None else INTERRUPTED
+
+
+def kill_descendants() -> None:
+    """Kill every process this one started, with their trees (the last resort on the way out)."""
+    import psutil
+
+    from vtgate.run.proctree import kill_tree
+
+    with contextlib.suppress(psutil.Error):
+        for child in psutil.Process().children():
+            kill_tree(child.pid)
+
+
+def exit_now(code: int) -> None:
+    """End the process with ``code`` at once: children killed, output flushed, no thread waited for."""
+    with contextlib.suppress(Exception):
+        kill_descendants()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)
 
 
 @contextmanager
 def noting_sigint() -> Iterator[SigintNote]:
-    """Note every SIGINT, then raise KeyboardInterrupt like Python's default handler. A SIGINT that is
-    ignored (``nohup``, a background job) stays ignored; off the main thread nothing is installed."""
+    """Note the first SIGINT or SIGTERM, then raise KeyboardInterrupt like Python's default SIGINT
+    handler; a second one exits at once (``exit_now``). A signal that is ignored (``nohup``, a
+    background job) stays ignored; off the main thread nothing is installed."""
     note = SigintNote()
 
-    def on_sigint(signum: int, frame: FrameType | None) -> None:
-        note.seen = True
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        if note.signum is not None:
+            exit_now(note.exit_code)
+        note.signum = signum
         raise KeyboardInterrupt
 
     try:
-        previous = signal.getsignal(signal.SIGINT)
-        if previous is signal.SIG_IGN:
-            yield note
-            return
-        signal.signal(signal.SIGINT, on_sigint)
+        previous = {sig: signal.getsignal(sig) for sig in HANDLED}
+        for sig in HANDLED:
+            if previous[sig] is not signal.SIG_IGN:
+                signal.signal(sig, on_signal)
     except ValueError:  # not the main thread
         yield note
         return
     try:
         yield note
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def arm_exit_watchdog(code: int, grace: float = EXIT_GRACE_SECONDS) -> None:
+    """A daemon thread that ends the process with ``code`` if it still runs ``grace`` seconds from
+    now (a non-daemon thread, a pool or a client's loop holding the interpreter's shutdown)."""
+
+    def watch() -> None:
+        time.sleep(grace)
+        exit_now(code)
+
+    threading.Thread(target=watch, name="vtgate-exit-watchdog", daemon=True).start()
 
 
 def interrupted(label: str, detail: str = "") -> None:
@@ -83,26 +138,38 @@ def interrupted(label: str, detail: str = "") -> None:
 
 
 def run_app(app: typer.Typer, argv: list[str] | None = None, *, program: str = "vtgate") -> None:
+    """Run ``app`` and exit with its documented code. Called as the program (``argv`` None), the exit
+    is guarded by ``arm_exit_watchdog``; called in-process (tests), it only raises SystemExit."""
     args = list(sys.argv[1:] if argv is None else argv)
     label = command_label(program, args)
+    try:
+        _run(app, args, label, program)
+    except SystemExit as leaving:
+        if argv is None:
+            code = leaving.code if isinstance(leaving.code, int) else (0 if leaving.code is None else 1)
+            arm_exit_watchdog(code)
+        raise
+
+
+def _run(app: typer.Typer, args: list[str], label: str, program: str) -> None:
     with noting_sigint() as sigint:
         try:
             result = app(args=args, standalone_mode=False, prog_name=program)
         except Interrupted as stop:
             interrupted(label, stop.detail)
-            sys.exit(INTERRUPTED)
+            sys.exit(sigint.exit_code)
         except typer.Exit as stop:
             if sigint.seen or stop.exit_code == INTERRUPTED or isinstance(stop.__cause__, KeyboardInterrupt):
                 interrupted(label)
-                sys.exit(INTERRUPTED)
+                sys.exit(sigint.exit_code)
             sys.exit(stop.exit_code)
         except (typer.Abort, KeyboardInterrupt):
             interrupted(label)
-            sys.exit(INTERRUPTED)
+            sys.exit(sigint.exit_code)
         except Exception as error:  # noqa: BLE001 - the last line of defence: say it, exit 2 or 3
             if sigint.seen:
                 interrupted(label)
-                sys.exit(INTERRUPTED)
+                sys.exit(sigint.exit_code)
             if is_usage_error(error):
                 error.show()  # type: ignore[attr-defined]
                 sys.exit(ExitCode.USAGE)
@@ -113,5 +180,5 @@ def run_app(app: typer.Typer, argv: list[str] | None = None, *, program: str = "
         # mode, into a return value: Ctrl-C still ends the run as 130, saying so.
         if sigint.seen or result == INTERRUPTED:
             interrupted(label)
-            sys.exit(INTERRUPTED)
+            sys.exit(sigint.exit_code)
     sys.exit(int(result) if isinstance(result, int) else ExitCode.OK)

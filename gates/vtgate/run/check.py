@@ -405,7 +405,7 @@ def run_check(
     specs = select_gates(suite, list(select) if select else None, keyword)
     resolved = resolve_pins(specs, suite, pins)
     with shared_runs(suite, jobs=jobs, isolate_env=isolate_env, progress=progress) as shared, \
-            attached(executor, shared, {spec.name: spec.resources for spec in specs if spec.resources}):
+            attached(executor, shared, {spec.name: spec.resources for spec in specs if spec.resources}, root_path):
         planned = plan_check(specs, suite, root_path, shared, pins=resolved, extra_env=extra_env)
         results = judge_check(planned, specs, suite, shared, resolved)
     used = {spec.golden.resolve() for spec in suite.gates if spec.golden is not None}

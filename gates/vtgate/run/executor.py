@@ -15,6 +15,9 @@ import os
 import shutil
 import socket
 import sys
+import tempfile
+import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import CancelledError
 from dataclasses import dataclass, field
@@ -29,9 +32,13 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 KINDS = ("local", "dask")
+FALLBACKS = ("none", "local")  # what a run does when its scheduler is lost mid-run
 SOURCES = ("bundle", "path")  # or any git URL / path the workers can reach
 DEFAULT_BUNDLE_LIMIT_MB = 200.0
 DEFAULT_CONNECT_TIMEOUT = 10.0
+DEFAULT_LOST_TIMEOUT = 30.0  # seconds a scheduler may stay unreachable mid-run (VT_DASK_LOST_TIMEOUT)
+POLL_SECONDS = 0.25  # how often a wait on a task looks at the cancel flag and the scheduler's health
+HEARTBEAT_SECONDS = 2.0  # how often a waiting client asks the scheduler who it is (one question at a time)
 DEFAULT_ALLOWED_FAILURES = 2  # a LocalCluster task may kill this many workers before it is given up
 LOST_TASK_RESUBMITS = 2  # a task the scheduler dropped on its own is submitted again this many times
 
@@ -42,6 +49,14 @@ class ExecutorError(Exception):
     def __init__(self, message: str, exit_code: int = ExitCode.USAGE) -> None:
         super().__init__(message)
         self.exit_code = exit_code
+
+
+class SchedulerLost(ExecutorError):
+    """The scheduler stopped answering mid-run and did not come back in time: nothing that was waiting
+    on it is a result (exit 3, internal: the run could not finish)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, ExitCode.INTERNAL)
 
 
 @dataclass(frozen=True)
@@ -57,6 +72,8 @@ class ExecutorSettings:
     source: str | None = None  # None: "path" on a LocalCluster, "bundle" with a scheduler
     bundle_limit_mb: float = DEFAULT_BUNDLE_LIMIT_MB
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    lost_timeout: float = DEFAULT_LOST_TIMEOUT  # a scheduler unreachable this long mid-run ends the run
+    fallback: str = "none"  # "local": a scheduler lost mid-run hands the rest of the run to this machine
     worker_cache: str | None = None  # a LocalCluster's workers' cache folder (None: under the caller's cache)
 
     @property
@@ -118,21 +135,23 @@ def environment_settings() -> dict[str, str | None]:
         "VT_DASK_SOURCE": os.environ.get("VT_DASK_SOURCE"),
         "VT_DASK_BUNDLE_LIMIT_MB": os.environ.get("VT_DASK_BUNDLE_LIMIT_MB"),
         "VT_DASK_CONNECT_TIMEOUT": os.environ.get("VT_DASK_CONNECT_TIMEOUT"),
+        "VT_DASK_LOST_TIMEOUT": os.environ.get("VT_DASK_LOST_TIMEOUT"),
+        "VT_DASK_FALLBACK": os.environ.get("VT_DASK_FALLBACK"),
         "VT_DASK_WORKER_CACHE": os.environ.get("VT_DASK_WORKER_CACHE"),
     }
 
 
 def resolve_settings(
     executor: str | None, scheduler: str | None, resources: Sequence[str], env: Mapping[str, str | None],
-    table: Mapping[str, Any], table_where: str = "[tool.vtgate.executor]",
+    table: Mapping[str, Any], table_where: str = "[tool.vtgate.executor]", fallback: str | None = None,
 ) -> ExecutorSettings:
     """The settings from the command line, then ``env`` (``environment_settings()``), then
     the project's ``[tool.vtgate.executor]`` table. Naming a scheduler anywhere chooses dask."""
     unknown = sorted(set(table) - {"kind", "scheduler", "resources", "source", "bundle_limit_mb",
-                                   "connect_timeout"})
+                                   "connect_timeout", "lost_timeout", "fallback"})
     if unknown:
         raise ExecutorError(f"{table_where}: unknown key(s) {', '.join(unknown)}; the table knows kind, scheduler, "
-                            "resources, source, bundle_limit_mb, connect_timeout")
+                            "resources, source, bundle_limit_mb, connect_timeout, lost_timeout, fallback")
     address = scheduler or env.get("VT_DASK_SCHEDULER") or table.get("scheduler") or None
     kind = executor or env.get("VT_EXECUTOR") or table.get("kind") or ("dask" if address else "local")
     if kind not in KINDS:
@@ -154,11 +173,19 @@ def resolve_settings(
         raise ExecutorError("resources are Dask worker resources: they need --executor dask")
     limit = env.get("VT_DASK_BUNDLE_LIMIT_MB") or table.get("bundle_limit_mb") or DEFAULT_BUNDLE_LIMIT_MB
     timeout = env.get("VT_DASK_CONNECT_TIMEOUT") or table.get("connect_timeout") or DEFAULT_CONNECT_TIMEOUT
+    lost = env.get("VT_DASK_LOST_TIMEOUT") or table.get("lost_timeout") or DEFAULT_LOST_TIMEOUT
     source = env.get("VT_DASK_SOURCE") or table.get("source") or None
+    chosen_fallback = fallback or env.get("VT_DASK_FALLBACK") or table.get("fallback") or "none"
+    if chosen_fallback not in FALLBACKS:
+        raise ExecutorError(f"fallback {chosen_fallback!r} (--fallback / VT_DASK_FALLBACK / {table_where} fallback) "
+                            f"is not one of {', '.join(FALLBACKS)}; fix: --fallback local or --fallback none")
+    if chosen_fallback != "none" and kind != "dask":
+        raise ExecutorError("--fallback is what a Dask run does when its scheduler is lost: it needs --executor dask")
     return ExecutorSettings(
         kind=kind, scheduler=address, resources=wanted, source=source,
         bundle_limit_mb=_number(limit, "bundle_limit_mb (VT_DASK_BUNDLE_LIMIT_MB)", table_where),
         connect_timeout=_number(timeout, "connect_timeout (VT_DASK_CONNECT_TIMEOUT)", table_where),
+        lost_timeout=_number(lost, "lost_timeout (VT_DASK_LOST_TIMEOUT)", table_where), fallback=chosen_fallback,
         worker_cache=env.get("VT_DASK_WORKER_CACHE") or None,
     )
 
@@ -177,11 +204,23 @@ class WorkerIdentity:
         return f"worker {self.name} on {self.host} ({self.address})"
 
 
+class WorkerCacheError(Exception):
+    """A worker cannot write its cache folder (read-only, full, not its own): a message naming both."""
+
+
 def worker_cache() -> Path:
-    """A worker's own cache folder: ``VT_DASK_WORKER_CACHE``, else ``~/.cache/vtgate/dask-worker``."""
+    """A worker's own cache folder: ``VT_DASK_WORKER_CACHE``, else ``~/.cache/vtgate/dask-worker``;
+    made if missing and proved writable (else ``WorkerCacheError`` naming the worker and the folder)."""
     configured = os.environ.get("VT_DASK_WORKER_CACHE")
     folder = Path(configured) if configured else Path.home() / ".cache" / "vtgate" / "dask-worker"
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".writable-"):
+            pass
+    except OSError as error:
+        raise WorkerCacheError(
+            f"{current_worker()} cannot write its cache folder {folder} ({error.strerror or error}); fix: make it "
+            "writable, or point VT_DASK_WORKER_CACHE at a writable folder in that worker's environment") from None
     return folder
 
 
@@ -228,6 +267,13 @@ class DaskExecutor:
         self.settings = settings
         self.cluster: Any = None
         self._futures: set[Any] = set()
+        self._health = threading.Lock()
+        self._probed = 0.0  # when the scheduler was last asked (monotonic)
+        self._unreachable_since: float | None = None
+        self._lost: SchedulerLost | None = None
+        self._scattered: dict[Any, list[Any]] = {}  # the first future's key -> [data, the future holding it now]
+        self._workerless_since: float | None = None
+        self.finished = 0  # tasks whose result came back (for the message when the scheduler is lost)
         if settings.scheduler is None:
             with dask.config.set({"distributed.scheduler.allowed-failures": DEFAULT_ALLOWED_FAILURES}):
                 self.cluster = distributed.LocalCluster(
@@ -292,8 +338,28 @@ class DaskExecutor:
             + ",".join(f"{k}={v:g}" for k, v in wanted.items()))
 
     def broadcast(self, data: Any) -> Any:
-        """Send ``data`` to the workers once; the returned future stands for it in ``submit``."""
-        return self.client.scatter(data, broadcast=True, hash=False)
+        """Send ``data`` to the workers once; the returned future stands for it in ``submit``. The data
+        is kept: when every worker holding it died (a task cancelled for "lost dependencies"), ``wait``
+        sends it again (``_rebroadcast``)."""
+        future = self._scatter(data)
+        self._scattered[future.key] = [data, future]
+        return future
+
+    def _scatter(self, data: Any) -> Any:
+        try:
+            return self.client.scatter(data, broadcast=True, hash=False, timeout=self.settings.lost_timeout)
+        except (OSError, TimeoutError) as error:
+            raise self._lost_error(f"no worker took the run's data within {self.settings.lost_timeout:g} s "
+                                   f"({type(error).__name__}: {error})") from None
+
+    def _rebroadcast(self) -> None:
+        for entry in self._scattered.values():
+            if entry[1].status != "finished":
+                entry[1] = self._scatter(entry[0])
+
+    def _current(self, args: Sequence[Any]) -> tuple[Any, ...]:
+        """``args`` with every broadcast future replaced by the one that holds its data now."""
+        return tuple(self._scattered[a.key][1] if getattr(a, "key", None) in self._scattered else a for a in args)
 
     def submit(self, function: Any, *args: Any, resources: Mapping[str, float] | None = None) -> Any:
         """Run ``function(*args)`` on a worker offering ``resources`` (default: the run's ``--resources``)."""
@@ -304,19 +370,119 @@ class DaskExecutor:
 
     def wait(self, function: Any, *args: Any, resources: Mapping[str, float] | None = None,
              stopped: Callable[[], bool] = lambda: False) -> Any:
-        """``submit`` and wait for the result. A task the scheduler dropped without being asked (cancelled
-        as "already forgotten" while a worker died under it) is submitted again, at most
-        ``LOST_TASK_RESUBMITS`` times; a cancellation the caller made (``stopped()``) is raised at once."""
+        """``submit`` and wait for the result, never longer than the scheduler stays reachable: the wait
+        looks at ``stopped()`` and the scheduler's health every ``POLL_SECONDS`` and raises
+        ``SchedulerLost`` once it has been unreachable past the deadline (``check_alive``). A task the
+        scheduler dropped without being asked (cancelled as "already forgotten" while a worker died under
+        it; "lost dependencies" when every worker holding its broadcast data died, which is then sent
+        again; "scheduler-connection-lost" when the client reconnected in time) is submitted again, in
+        all at most ``LOST_TASK_RESUBMITS`` times; a cancellation the caller made (``stopped()``) is
+        raised at once."""
+        from distributed import TimeoutError as DaskTimeout
+
         for attempt in range(LOST_TASK_RESUBMITS + 1):
-            future = self.submit(function, *args, resources=resources)
+            self.check_alive()
+            if stopped():
+                raise CancelledError("the run was cancelled")
             try:
-                return future.result()
-            except CancelledError:
-                if stopped() or attempt == LOST_TASK_RESUBMITS:
+                future = self.submit(function, *self._current(args), resources=resources)
+            except Exception:
+                if self.client.status == "running":
+                    raise
+                self._wait_for_scheduler()  # the client is reconnecting, or gave up (SchedulerLost)
+                continue
+            try:
+                while True:
+                    try:
+                        result = future.result(timeout=POLL_SECONDS)
+                    except (DaskTimeout, TimeoutError):
+                        if stopped():
+                            raise CancelledError("the run was cancelled") from None
+                        self.check_alive()
+                        continue
+                    self.finished += 1
+                    return result
+            except CancelledError as error:
+                if stopped():
+                    raise
+                if getattr(error, "reason", "") == "scheduler-connection-lost":
+                    self._wait_for_scheduler()  # back within the deadline (else SchedulerLost): submit again
+                    continue
+                if getattr(error, "reason", "") == "lost dependencies" and attempt < LOST_TASK_RESUBMITS:
+                    self._rebroadcast()  # every worker holding the run's data died: send it again
+                    continue
+                if attempt == LOST_TASK_RESUBMITS:
                     raise
             finally:
                 self.forget(future)
-        raise AssertionError("unreachable")  # pragma: no cover
+        raise CancelledError("the scheduler dropped the task every time it was submitted")
+
+    def _wait_for_scheduler(self) -> None:
+        """The client lost its connection: wait (bounded by ``check_alive``) until it is back or lost."""
+        while True:
+            self.check_alive()
+            if self.client.status == "running" and self._unreachable_since is None:
+                return
+            time.sleep(POLL_SECONDS)
+
+    def check_alive(self) -> None:
+        """Raise ``SchedulerLost`` when the cluster cannot finish the run: the client closed after failing
+        to reconnect (it tries for ``connect_timeout`` seconds), the scheduler did not answer a question
+        for ``lost_timeout`` seconds (a network that drops packets closes nothing), or it has had no
+        worker for ``lost_timeout`` seconds (every host died).
+        Asked from every waiting thread; one question to the scheduler at a time, at most every
+        ``HEARTBEAT_SECONDS``, each bounded."""
+        if self._lost is not None:
+            raise self._lost
+        with self._health:
+            if self._lost is not None:
+                raise self._lost
+            now = time.monotonic()
+            status = str(getattr(self.client, "status", "running"))
+            if status in ("closing", "closed", "failed"):
+                self._lost = self._lost_error(f"the Dask client closed its connection ({status}) after failing "
+                                              f"to reconnect for {self.settings.connect_timeout:g} s")
+            elif now - self._probed >= HEARTBEAT_SECONDS:
+                self._probed = now
+                workers = self._workers()
+                if workers is not None:
+                    self._unreachable_since = None
+                elif self._unreachable_since is None:
+                    self._unreachable_since = now
+                if workers == 0 and self._workerless_since is None:
+                    self._workerless_since = now
+                elif workers:
+                    self._workerless_since = None
+                self._probed = time.monotonic()
+            if self._lost is None and self._workerless_since is not None:
+                alone = time.monotonic() - self._workerless_since
+                if alone > self.settings.lost_timeout:
+                    self._lost = self._lost_error(f"it has had no worker for {alone:.0f} s (VT_DASK_LOST_TIMEOUT "
+                                                  f"{self.settings.lost_timeout:g} s): its hosts died or left")
+            if self._lost is None and self._unreachable_since is not None:
+                silent = time.monotonic() - self._unreachable_since
+                if silent > self.settings.lost_timeout:
+                    self._lost = self._lost_error(f"it has not answered for {silent:.0f} s (VT_DASK_LOST_TIMEOUT "
+                                                  f"{self.settings.lost_timeout:g} s)")
+            if self._lost is not None:
+                raise self._lost
+
+    def _workers(self) -> int | None:
+        """How many workers the scheduler has, or None when it does not answer (bounded)."""
+        if self.client.status != "running":
+            return None
+        try:
+            identity = self.client.sync(self.client.scheduler.identity, n_workers=0,
+                                        callback_timeout=HEARTBEAT_SECONDS)
+        except Exception:  # noqa: BLE001 - any failure to answer is "not answering"
+            return None
+        return int(identity.get("n_workers", 1))
+
+    def _lost_error(self, how: str) -> SchedulerLost:
+        return SchedulerLost(f"the Dask cluster of the scheduler at {self.address} was lost mid-run: {how}; nothing "
+                             "it was running is a result; fix: restart the scheduler and its workers and re-run, "
+                             "raise VT_DASK_LOST_TIMEOUT / VT_DASK_CONNECT_TIMEOUT for a slow network, or (vtbisect "
+                             "run, vtgate check) add --fallback local to finish on this machine")
 
     def forget(self, future: Any) -> None:
         """``future`` is done and read: nothing to cancel on the way out."""
@@ -331,9 +497,12 @@ class DaskExecutor:
         self._futures.clear()
 
     def close(self) -> None:
+        """Cancel what runs and close the client (and a LocalCluster), bounded: a lost scheduler is not
+        waited for."""
         self.cancel_all()
         try:
-            self.client.close(timeout=10)
+            with contextlib.suppress(Exception):  # a lost scheduler: closing tells it nothing
+                self.client.close(timeout=2 if self._lost is not None else 10)
         finally:
             if self.cluster is not None:
                 self.cluster.close(timeout=10)

@@ -45,6 +45,7 @@ class ChildProcesses:
         self._killed: set[int] = set()
         self._stopping = False
         self._lock = threading.Lock()
+        self.ledger: Path | None = None  # a folder noting each live child's pid (``sweep_orphans``)
 
     def start(self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str],
               stdin: bool = False) -> subprocess.Popen[bytes]:
@@ -54,6 +55,8 @@ class ChildProcesses:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, start_new_session=True,
         )
+        if self.ledger is not None:
+            note(self.ledger, process.pid)
         with self._lock:
             self._live.add(process)
             stopping = self._stopping
@@ -76,6 +79,8 @@ class ChildProcesses:
         finally:
             with self._lock:
                 self._live.discard(process)
+            if self.ledger is not None:
+                unnote(self.ledger, process.pid)
 
     def wait(self, process: subprocess.Popen[bytes], timeout: float) -> bool:
         """Wait for ``process`` whose pipes the caller reads itself; on timeout kill its whole tree.
@@ -90,6 +95,8 @@ class ChildProcesses:
         finally:
             with self._lock:
                 self._live.discard(process)
+            if self.ledger is not None:
+                unnote(self.ledger, process.pid)
 
     def was_killed(self, process: subprocess.Popen[bytes]) -> bool:
         """Killed by ``kill_all``: its output is not a result."""
@@ -103,3 +110,53 @@ class ChildProcesses:
             self._killed.update(p.pid for p in live)
         for process in live:
             kill_tree(process.pid)
+
+    def resume(self) -> None:
+        """After ``kill_all``, let new children start again (a run that goes on elsewhere: a lost Dask
+        scheduler's work continuing on this machine)."""
+        with self._lock:
+            self._stopping = False
+
+
+# ---- children whose owner died: a Dask worker process killed mid-judgement -------------------------
+
+def _created(pid: int) -> float | None:
+    try:
+        return psutil.Process(pid).create_time()
+    except psutil.Error:
+        return None
+
+
+def note(ledger: Path, pid: int) -> None:
+    """Note child ``pid`` of this process in ``ledger`` (a file named owner-child holding both start
+    times, so a reused pid is never taken for them)."""
+    ledger.mkdir(parents=True, exist_ok=True)
+    (ledger / f"{os.getpid()}-{pid}").write_text(f"{_created(os.getpid())} {_created(pid)}\n")
+
+
+def unnote(ledger: Path, pid: int) -> None:
+    with contextlib.suppress(OSError):
+        (ledger / f"{os.getpid()}-{pid}").unlink()
+
+
+def sweep_orphans(ledger: Path) -> list[int]:
+    """Kill the trees of noted children whose owner process is gone (killed with SIGKILL, so it could
+    not kill them itself: they run in their own session and outlive it). Returns their pids."""
+    killed: list[int] = []
+    if not ledger.is_dir():
+        return killed
+    for entry in ledger.iterdir():
+        owner_text, _, child_text = entry.name.partition("-")
+        try:
+            owner, child = int(owner_text), int(child_text)
+            owner_created, child_created = entry.read_text().split()
+        except (ValueError, OSError):
+            continue
+        if str(_created(owner)) == owner_created:
+            continue  # its owner still runs and looks after it
+        if str(_created(child)) == child_created:
+            kill_tree(child)
+            killed.append(child)
+        with contextlib.suppress(OSError):
+            entry.unlink()
+    return killed

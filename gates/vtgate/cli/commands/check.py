@@ -9,6 +9,7 @@ import typer
 from vtgate.cli.app import app
 from vtgate.cli.commands.executor_options import (
     EXECUTOR_OPTION,
+    FALLBACK_OPTION,
     RESOURCES_OPTION,
     SCHEDULER_OPTION,
     executor_settings,
@@ -71,13 +72,14 @@ def check(
     executor: str = EXECUTOR_OPTION,
     scheduler: str = SCHEDULER_OPTION,
     resources: list[str] = RESOURCES_OPTION,
+    fallback: str = FALLBACK_OPTION,
 ) -> int:
     """Run the gates; exit 0 green, 1 red, 2 bad suite, 3 a gate could not run, 5 nothing selected."""
     try:
         loaded = load_suite(suite)
         if root is not None and not root.is_dir():
             raise SuiteError(f"--root {root}: no such directory")
-        cluster = executor_settings(executor, scheduler, resources, loaded.root)
+        cluster = executor_settings(executor, scheduler, resources, loaded.root, fallback)
         unmatched, scanned = unmatched_knob_prefixes(loaded.settings, root or loaded.root)
         for prefix in unmatched:
             problem("warning", f"knob prefix {prefix!r} ([suite] knob_prefixes) matches no environment variable read "

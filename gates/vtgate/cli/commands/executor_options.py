@@ -1,4 +1,5 @@
-"""The executor's command-line options (``--executor``, ``--scheduler``, ``--resources``), declared
+"""The executor's command-line options (``--executor``, ``--scheduler``, ``--resources``,
+``--fallback``), declared
 once for every command that can run on a Dask cluster: ``vtgate check``, ``vtgate mutate --code``
 and ``vtbisect run`` (docs/distributed.md)."""
 
@@ -19,10 +20,15 @@ SCHEDULER_OPTION = typer.Option(None, "--scheduler", metavar="tcp://HOST:PORT",
 RESOURCES_OPTION = typer.Option([], "--resources", metavar="NAME=N",
                                 help="Dask worker resources every task needs, e.g. GPU=1 (repeatable); a gate's "
                                      "own resources = {...} are laid over these.")
-OPTION_NAMES = ("--executor", "--scheduler", "--resources")  # where things ran, not what they judged
+FALLBACK_OPTION = typer.Option(None, "--fallback", metavar="none|local",
+                               help="When the Dask scheduler is lost mid-run: none (default: the run ends, exit 3) "
+                                    "or local (the rest runs on this machine); default $VT_DASK_FALLBACK, else "
+                                    "[tool.vtgate.executor] fallback.")
+OPTION_NAMES = ("--executor", "--scheduler", "--resources", "--fallback")  # where things ran, not what they judged
 
 
 def executor_settings(executor: str | None, scheduler: str | None, resources: Sequence[str] | None,
-                      project: Path) -> ExecutorSettings:
+                      project: Path, fallback: str | None = None) -> ExecutorSettings:
     """The options, then the environment, then ``project``'s ``[tool.vtgate.executor]`` table."""
-    return resolve_settings(executor, scheduler, list(resources or []), environment_settings(), project_table(project))
+    return resolve_settings(executor, scheduler, list(resources or []), environment_settings(), project_table(project),
+                            fallback=fallback)

@@ -65,7 +65,10 @@ def mutate(
     resources: list[str] = RESOURCES_OPTION,
 ) -> int:
     """Prove every pin can fail: the kill matrix of declared mutations and built-in controls."""
-    previous = signal.signal(signal.SIGTERM, _terminate)
+    # SIGTERM cleans up like Ctrl-C; under the CLI (vtgate.cli.exits) it is already handled (exit 143).
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous in (signal.SIG_DFL, None):
+        signal.signal(signal.SIGTERM, _terminate)
     try:
         loaded = load_suite(suite)
         if root is not None and not root.is_dir():
@@ -114,7 +117,8 @@ def mutate(
         problem("error", str(error), style="bold magenta")
         return int(ExitCode.INTERNAL)
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        if previous in (signal.SIG_DFL, None):
+            signal.signal(signal.SIGTERM, previous)
     if not report.gates:
         say("nothing to mutate: no gate selected" + (f" by -k {keyword!r}" if keyword else ""))
     else:
