@@ -412,6 +412,21 @@ def _with_ref(reads: list[EnvRead], name: Expr) -> list[EnvRead]:
     return reads
 
 
+def _wrapper_reads(wrappers: Sequence[WrapperSpec], qualified: tuple[str, ...], member: bool, args: list[Any],
+                   resolver: _Resolver, relpath: str, language: str) -> list[EnvRead]:
+    """The reads of one call through a ``--wrapper`` spec (the first spec whose spelling matches), the same
+    in Go and Rust: the name at the spec's position, its default where the spec names one."""
+    spec = next((spec for spec in wrappers if _matches(spec, qualified, member)), None)
+    if spec is None or spec.position >= len(args):
+        return []
+    name = resolver.resolve(args[spec.position])
+    default = None
+    if spec.default_position is not None and spec.default_position < len(args):
+        default = _literal_default(args[spec.default_position])
+    form = f"wrapper {spec.text} ({language})"
+    return _with_ref(make_reads(name, default, relpath, _line(args[spec.position]), form), name)
+
+
 def _go_import_names(root: Any) -> set[str]:
     """The local names of package ``os`` (and ``syscall``) in a Go file (``o "os"`` -> o)."""
     names = {"os", "syscall"}
@@ -461,17 +476,8 @@ def scan_go_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()) 
             form = f"{qualified[0]}.{qualified[1]} (Go)"
             result.reads.extend(_with_ref(make_reads(name, None, relpath, _line(args[0]), form), name))
             continue
-        if qualified[-1] not in wrapper_names:
-            continue
-        spec = next((spec for spec in wrappers if _matches(spec, qualified, member)), None)
-        if spec is None or spec.position >= len(args):
-            continue
-        name = resolver.resolve(args[spec.position])
-        default = None
-        if spec.default_position is not None and spec.default_position < len(args):
-            default = _literal_default(args[spec.default_position])
-        form = f"wrapper {spec.text} (Go)"
-        result.reads.extend(_with_ref(make_reads(name, default, relpath, _line(args[spec.position]), form), name))
+        if qualified[-1] in wrapper_names:
+            result.reads.extend(_wrapper_reads(wrappers, qualified, member, args, resolver, relpath, "Go"))
     result.constants = _go_file_constants(resolver)
     return result
 
@@ -604,17 +610,8 @@ def scan_rust_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()
             form = f"{'::'.join(qualified)} (Rust{', build script' if build_script else ''})"
             result.reads.extend(_with_ref(make_reads(name, None, relpath, _line(args[0]), form), name))
             continue
-        if qualified[-1] not in wrapper_names:
-            continue
-        spec = next((spec for spec in wrappers if _matches(spec, qualified, member)), None)
-        if spec is None or spec.position >= len(args):
-            continue
-        name = resolver.resolve(args[spec.position])
-        default = None
-        if spec.default_position is not None and spec.default_position < len(args):
-            default = _literal_default(args[spec.default_position])
-        form = f"wrapper {spec.text} (Rust)"
-        result.reads.extend(_with_ref(make_reads(name, default, relpath, _line(args[spec.position]), form), name))
+        if qualified[-1] in wrapper_names:
+            result.reads.extend(_wrapper_reads(wrappers, qualified, member, args, resolver, relpath, "Rust"))
     return result
 
 
