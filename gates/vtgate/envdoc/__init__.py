@@ -20,6 +20,7 @@ from vtgate.envdoc.config import DEFAULT_DOC, AllowEntry, EnvdocConfig
 from vtgate.envdoc.cscan import C_SUFFIXES, constants_across_files
 from vtgate.envdoc.doctable import DocRow, parse_doc, parse_docs
 from vtgate.envdoc.model import EnvdocError, EnvdocNothingToCheck, EnvRead, FileScan, WrapperSpec
+from vtgate.envdoc.pyhelpers import helper_reads
 from vtgate.envdoc.pyscan import decode_python, module_constants, module_parts
 from vtgate.envdoc.report import EnvdocReport, Finding, compare
 from vtgate.envdoc.scan import discover, display_path, resolve_wrapper_calls, scan_all
@@ -83,6 +84,10 @@ def run_envdoc(root: Path, config: EnvdocConfig) -> EnvdocReport:
     notes: list[str] = []
     reads = [read for scan in scans for read in scan.reads]
     reads.extend(resolve_wrapper_calls(scans, config.wrappers, notes))
+    across, helper_notes = helper_reads(scans, files)
+    known = {(read.name, read.file, read.line) for read in reads if read.name}
+    reads.extend(read for read in across if read.name is None or (read.name, read.file, read.line) not in known)
+    notes.extend(helper_notes)
     silenced = {(scan.file, line): reason for scan in scans for line, reason in scan.suppressions.items()}
     suppressed = [read for read in reads if (read.file, read.line) in silenced]
     reads = [read for read in reads if (read.file, read.line) not in silenced]

@@ -27,6 +27,7 @@ from vtgate.envdoc.model import (
     EnvRead,
     Expr,
     FileScan,
+    PyHelper,
     WrapperCall,
     WrapperDef,
     WrapperSpec,
@@ -755,6 +756,19 @@ class _Scanner:
         self.helpers.append(
             _Helper(function.name, param, params.index(param), expression, default, form, is_method, id(function))
         )
+        if function is self.scope_nodes[0] and len(self.qualname) == (2 if is_method else 1):
+            # a module function or a method of a module-level class: callable from other modules (pyhelpers.py)
+            guards = tuple(
+                (ast.unparse(self._inline_locals(test, set(params))), polarity)
+                for test, polarity in _guards(function, where)
+            )
+            self.result.py_helpers.append(
+                PyHelper(
+                    module=self.module, cls=self.qualname[0] if is_method else "", name=function.name, param=param,
+                    position=params.index(param), expression=ast.unparse(expression), guards=guards,
+                    default=default, form=form, file=self.relpath, line=getattr(where, "lineno", 0),
+                )
+            )
 
     def _inline_locals(self, node: ast.expr, params: set[str], depth: int = 0) -> ast.expr:
         """``node`` with names assigned once in the enclosing scopes replaced by their values."""
@@ -1092,6 +1106,25 @@ class _Helper:
     ) -> None:
         self.name, self.param, self.position, self.expression = name, param, position, expression
         self.default, self.form, self.is_method, self.node = default, form, is_method, node
+
+
+def _guards(function: ast.AST, target: ast.AST) -> list[tuple[ast.expr, bool]]:
+    """The tests of the ``if`` statements (and conditional expressions) enclosing ``target`` inside
+    ``function``, each with True when ``target`` is in the body, False when in the ``else``."""
+    stack: list[tuple[ast.AST, list[tuple[ast.expr, bool]]]] = [(function, [])]
+    while stack:
+        node, path = stack.pop()
+        if node is target:
+            return path
+        if isinstance(node, (ast.If, ast.IfExp)):
+            stack.append((node.test, path))
+            body = node.body if isinstance(node.body, list) else [node.body]
+            orelse = node.orelse if isinstance(node.orelse, list) else [node.orelse]
+            stack.extend((child, [*path, (node.test, True)]) for child in body)
+            stack.extend((child, [*path, (node.test, False)]) for child in orelse)
+            continue
+        stack.extend((child, path) for child in ast.iter_child_nodes(node))
+    return []
 
 
 def _copy(node: ast.expr) -> ast.expr:
