@@ -357,6 +357,9 @@ def _resolve_py_refs(reads: list[EnvRead], files: list[tuple[Path, str]]) -> lis
         dotted = tuple(ref.split("."))
         module, name = dotted[:-1], dotted[-1]
         candidates = modules.get(module, [])
+        if not candidates and len(dotted) > 2:  # `EnvVars.NAME` with EnvVars a class imported from pkg.constants
+            module, name = dotted[:-2], ".".join(dotted[-2:])
+            candidates = modules.get(module, [])
         if len(candidates) != 1:
             continue  # unknown or ambiguous module: the read stays dynamic
         path, shown = candidates[0]

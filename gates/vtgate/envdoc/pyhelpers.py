@@ -165,9 +165,7 @@ class _Evaluator:
                 return env[node.id]
             return self.constant(module, node.id, depth)
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id not in env:
-            origin = module.imports.get(node.value.id)
-            found = self.tree.find(origin) if origin else None
-            return self.constant(found, node.attr, depth) if found is not None else UNKNOWN
+            return self._attribute(node.value.id, node.attr, module, depth)
         if isinstance(node, ast.JoinedStr):
             pieces = []
             for part in node.values:
@@ -345,6 +343,32 @@ class _Evaluator:
                 return UNKNOWN
             return self.run(definition[0], definition[1], args, kwargs, depth)
         return UNKNOWN
+
+    def _attribute(self, owner: str, attr: str, module: _Module, depth: int) -> Any:
+        """``mod.NAME`` (an imported module's constant) or ``Cls.NAME`` (a class attribute assigned once
+        in the body of a class of this module or imported from another)."""
+        if owner in module.classes and owner not in module.assigned:
+            return self._class_constant(module.classes[owner], module, attr, depth)
+        origin = module.imports.get(owner)
+        if not origin:
+            return UNKNOWN
+        found = self.tree.find(origin)
+        if found is not None:
+            return self.constant(found, attr, depth)
+        located = self.tree.lookup(origin)
+        if located is not None and located[1] in located[0].classes:
+            return self._class_constant(located[0].classes[located[1]], located[0], attr, depth)
+        return UNKNOWN
+
+    def _class_constant(self, node: ast.ClassDef, module: _Module, attr: str, depth: int) -> Any:
+        values = [
+            statement.value for statement in node.body
+            if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == attr)
+            or (isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)
+                and statement.target.id == attr and statement.value is not None)
+        ]
+        return self.value(values[0], {}, module, depth) if len(values) == 1 and values[0] is not None else UNKNOWN
 
     def constant(self, module: _Module | None, name: str, depth: int) -> Any:
         """A module-level name bound once (here or, through an import, in the module it comes from)."""

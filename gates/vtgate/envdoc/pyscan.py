@@ -727,10 +727,24 @@ class _Scanner:
             isinstance(where, ast.Attribute)
             and isinstance(where.value, ast.Name)
             and where.value.id in self.imports
-            and not self._locally_bound(where.value.id)
+            and (not self._locally_bound(where.value.id) or self._bound_by_import(where.value.id))
         ):
             return (*self.imports[where.value.id], where.attr)
         return None
+
+    def _bound_by_import(self, name: str) -> bool:
+        """``name`` is bound in the innermost scope that binds it only by an import (``from
+        pkg.constants import EnvVars`` inside the function)."""
+        for node, scope in zip(reversed(self.scope_nodes), reversed(self.scopes), strict=True):
+            if name in scope.assigned:
+                return False
+            if name in scope.bound:
+                body = node.body if isinstance(node.body, list) else [node.body]
+                return any(
+                    isinstance(child, (ast.Import, ast.ImportFrom)) and any((a.asname or a.name) == name for a in child.names)
+                    for statement in body for child in ast.walk(statement)
+                )
+        return False
 
     # -- helpers whose read name is built from a parameter -----------------------------------
     def _note_helper(self, where: ast.expr, default: Expr | None, form: str) -> None:
@@ -1337,4 +1351,12 @@ def module_constants(text: str) -> dict[str, tuple[str, ...]]:
             found[name] = (resolved.static,)
         elif resolved.choices:
             found[name] = resolved.choices
+    for node in tree.body:  # `class BuildEnvVars: LOCATION = "HATCH_BUILD_LOCATION"`: "BuildEnvVars.LOCATION"
+        if isinstance(node, ast.ClassDef) and sum(isinstance(n, ast.ClassDef) and n.name == node.name for n in tree.body) == 1:
+            assigned, bound = collect_bindings(node.body)
+            for name, values in assigned.items():
+                if len(values) == 1 and values[0] is not None and name not in bound:
+                    resolved = scanner.resolve(values[0])
+                    if resolved.static is not None:
+                        found[f"{node.name}.{name}"] = (resolved.static,)
     return found
