@@ -1,5 +1,5 @@
 """A tree not designed for (issue 24): excerpts of hatchling (pypa/hatch @ ed8e30b, backend/, MIT)
-under tests/envdoc/realworld/hatchling_tree/. Its names are class attributes of a constants class in
+under tests/envdoc/realworld/issue24/hatchling_tree/. Its names are class attributes of a constants class in
 another module (``BuildEnvVars.LOCATION``), passed to a helper defined in a third module
 (``env_var_enabled(env_var)`` reads ``env_var in os.environ``), built in an f-string with a loop
 variable (a family), and imported inside a function; its own env page is a Markdown table."""
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from vtgate.envdoc import EnvdocConfig, EnvdocReport, run_envdoc
 
-HERE = Path(__file__).parent / "realworld" / "hatchling_tree"
+HERE = Path(__file__).parent / "realworld" / "issue24" / "hatchling_tree"
 
 
 def _reads(root: Path, doc: str | None = None) -> EnvdocReport:
