@@ -34,7 +34,19 @@ from pathlib import Path
 from typing import Any
 
 from vtgate.envdoc.model import EnvRead, Expr, FileScan, PyHelper
-from vtgate.envdoc.pyscan import collect_bindings, decode_python, make_read, module_parts
+from vtgate.envdoc.pyscan import collect_bindings as _collect_bindings
+from vtgate.envdoc.pyscan import decode_python, make_read, module_parts
+
+_Bindings = tuple[dict[str, list[ast.expr | None]], set[str]]
+_BINDINGS: dict[int, tuple[list[ast.stmt], _Bindings]] = {}  # kept alive with its body, so ids stay unique
+
+
+def collect_bindings(body: list[ast.stmt]) -> _Bindings:
+    """pyscan.collect_bindings of a function body, computed once per body during one resolution."""
+    cached = _BINDINGS.get(id(body))
+    if cached is None:
+        cached = _BINDINGS[id(body)] = (body, _collect_bindings(body))
+    return cached[1]
 
 _HOLE = "\x00"  # stands, inside a string value, for text not known statically
 
@@ -707,6 +719,13 @@ def helper_reads(scans: Sequence[FileScan], files: Sequence[tuple[Path, str]]) -
     helpers = [helper for scan in scans for helper in scan.py_helpers]
     if not helpers:
         return [], []
+    try:
+        return _helper_reads(helpers, files)
+    finally:
+        _BINDINGS.clear()
+
+
+def _helper_reads(helpers: list[PyHelper], files: Sequence[tuple[Path, str]]) -> tuple[list[EnvRead], list[str]]:
     tree = _Tree(files)
     evaluator = _Evaluator(tree)
     types = _Types(tree)
@@ -717,7 +736,7 @@ def helper_reads(scans: Sequence[FileScan], files: Sequence[tuple[Path, str]]) -
     helper_modules = {helper.file: tree.module(helper.file) for helper in helpers}
     reads: list[EnvRead] = []
     unresolved: dict[str, list[str]] = {}
-    words = tuple(by_name)
+    words = tuple(f"{name}(" for name in by_name)
     for shown, text in texts.items():
         if not any(word in text for word in words):
             continue
