@@ -28,6 +28,7 @@ elements (``["http-basic", repo, "username"]``) gives a family (``POETRY_HTTP_BA
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -80,7 +81,9 @@ class _Module:
         self.parts, self.shown, self.tree = parts, shown, tree
         self.imports: dict[str, tuple[str, ...]] = {}
         package = parts if shown.endswith("__init__.py") else parts[:-1]
-        for node in ast.walk(tree):
+        stack: list[ast.AST] = list(tree.body)
+        while stack:  # statements only (imports are statements): expressions are not walked
+            node = stack.pop()
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
@@ -94,9 +97,26 @@ class _Module:
                 for alias in node.names:
                     if alias.name != "*":
                         self.imports[alias.asname or alias.name] = (*origin, alias.name)
+            else:
+                stack.extend(
+                    child for child in ast.iter_child_nodes(node)
+                    if isinstance(child, (ast.stmt, ast.excepthandler)) or type(child).__name__ == "match_case"
+                )
         self.functions = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         self.classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
-        self.assigned, self.bound = collect_bindings(tree.body)
+        self._bindings: tuple[dict[str, list[ast.expr | None]], set[str]] | None = None
+
+    @property
+    def assigned(self) -> dict[str, list[ast.expr | None]]:
+        if self._bindings is None:
+            self._bindings = collect_bindings(self.tree.body)
+        return self._bindings[0]
+
+    @property
+    def bound(self) -> set[str]:
+        if self._bindings is None:
+            self._bindings = collect_bindings(self.tree.body)
+        return self._bindings[1]
 
 
 class _Tree:
@@ -501,6 +521,18 @@ class _Types:
     def __init__(self, tree: _Tree) -> None:
         self.tree = tree
         self.attr_cache: dict[tuple[str, str, str], ClassId | None] = {}
+        self.annotation_cache: dict[int, tuple[ast.AST, dict[str, list[ast.expr]]]] = {}
+
+    def local_annotations(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[ast.expr]]:
+        """``name: T = ...`` annotations inside ``function``, by name (computed once per function)."""
+        cached = self.annotation_cache.get(id(function))
+        if cached is None or cached[0] is not function:
+            table: dict[str, list[ast.expr]] = {}
+            for statement in ast.walk(function):
+                if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+                    table.setdefault(statement.target.id, []).append(statement.annotation)
+            cached = self.annotation_cache[id(function)] = (function, table)
+        return cached[1]
 
     def annotation(self, node: ast.expr | None, module: _Module, depth: int = 0) -> ClassId | None:
         if node is None or depth > 6:
@@ -578,8 +610,7 @@ class _Types:
                     if arg.arg == node.id:
                         return self.annotation(arg.annotation, module)
                 assigned, bound = collect_bindings(function.body)
-                annotated = [s.annotation for s in ast.walk(function) if isinstance(s, ast.AnnAssign)
-                             and isinstance(s.target, ast.Name) and s.target.id == node.id]
+                annotated = self.local_annotations(function).get(node.id, [])
                 if annotated:
                     return self._agree([self.annotation(a, module) for a in annotated])
                 if node.id in bound:
@@ -684,13 +715,21 @@ class _Types:
         return first if all(item is not None and item[1] == first[1] and _same_module(item[0], first[0]) for item in found) else None
 
 
-def _calls(tree: ast.Module) -> Iterator[tuple[ast.Call, ast.FunctionDef | ast.AsyncFunctionDef | None, ast.ClassDef | None]]:
-    """Every call with its innermost enclosing function and that function's class (when it is a method)."""
+def _calls(
+    tree: ast.Module, lines: Sequence[int]
+) -> Iterator[tuple[ast.Call, ast.FunctionDef | ast.AsyncFunctionDef | None, ast.ClassDef | None]]:
+    """The calls in the statements that span one of ``lines`` (sorted), each with its innermost
+    enclosing function and that function's class (when it is a method)."""
     stack: list[tuple[ast.AST, ast.FunctionDef | ast.AsyncFunctionDef | None, ast.ClassDef | None, ast.ClassDef | None]] = [
         (tree, None, None, None)
     ]
     while stack:
         node, function, cls, direct_class = stack.pop()
+        if isinstance(node, ast.stmt):
+            start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+            at = bisect.bisect_left(lines, start)
+            if at >= len(lines) or lines[at] > (node.end_lineno or node.lineno):
+                continue  # no candidate call in this statement
         if isinstance(node, ast.ClassDef):
             stack.extend((child, function, cls, node) for child in ast.iter_child_nodes(node))
             continue
@@ -736,14 +775,28 @@ def _helper_reads(helpers: list[PyHelper], files: Sequence[tuple[Path, str]]) ->
     helper_modules = {helper.file: tree.module(helper.file) for helper in helpers}
     reads: list[EnvRead] = []
     unresolved: dict[str, list[str]] = {}
-    words = tuple(f"{name}(" for name in by_name)
+    candidates = _candidate_pattern(helpers)
+    functions = {helper.name for helper in helpers if not helper.cls}
+    # A receiver's class can only be inferred from a name this file imports from the helper's package
+    # (or a relative import inside it): other files cannot hold a call of a method helper.
+    packages = {part for helper in helpers if helper.cls for part in helper.module[:-1] if part not in ("src", "lib")}
+    reaches = re.compile(
+        r"^[ \t]*(?:from|import)[ \t]+(?:" + "|".join(map(re.escape, sorted(packages))) + r")\b", re.MULTILINE
+    ) if packages else None
+    relative = re.compile(r"^[ \t]*from[ \t]+\.", re.MULTILINE)
+    homes = tuple(_package_dir(helper.file, tree.paths) for helper in helpers if helper.cls)
     for shown, text in texts.items():
-        if not any(word in text for word in words):
+        if not any(f"{name}(" in text for name in by_name):
             continue
-        module = tree.module(shown)
+        if not any(f"{name}(" in text for name in functions) and not (
+            (reaches is not None and reaches.search(text)) or (shown.startswith(homes) and relative.search(text))
+        ):
+            continue
+        lines = _candidate_lines(candidates, text)
+        module = tree.module(shown) if lines else None
         if module is None:
             continue
-        for call, function, cls in _calls(module.tree):
+        for call, function, cls in _calls(module.tree, lines):
             func = call.func
             name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
             if name not in by_name:
@@ -752,11 +805,11 @@ def _helper_reads(helpers: list[PyHelper], files: Sequence[tuple[Path, str]]) ->
                 home = helper_modules.get(helper.file)
                 if home is None:
                     continue
+                read = _read_at(helper, home, call, module, function, evaluator, shown)
+                if read is None:  # no name with this argument, whoever the callee: skip the type inference
+                    continue
                 verdict = _is_call_of(helper, call, module, function, cls, types)
                 if verdict is False:
-                    continue
-                read = _read_at(helper, home, call, module, function, evaluator, shown)
-                if read is None:
                     continue
                 if verdict is None:  # it would name a variable, if the receiver were the helper's class
                     unresolved.setdefault(f"{helper.cls}.{helper.name}", []).append(f"{shown}:{call.lineno}")
@@ -770,6 +823,50 @@ def _helper_reads(helpers: list[PyHelper], files: Sequence[tuple[Path, str]]) ->
         for label, where in sorted(unresolved.items())
     ]
     return reads, notes
+
+
+def _package_dir(relpath: str, scanned: dict[str, Path]) -> str:
+    """The folder of the top package holding ``relpath`` (walking up while the parent folder has an
+    scanned ``__init__.py``), with a trailing ``/``: files below it may import the helper's class
+    relatively. A module outside any package gives its own folder."""
+    folder = relpath.rpartition("/")[0]
+    while folder:
+        parent = folder.rpartition("/")[0]
+        if f"{parent}/__init__.py" not in scanned if parent else "__init__.py" not in scanned:
+            break
+        folder = parent
+    return f"{folder}/" if folder else ""
+
+
+def _candidate_pattern(helpers: Sequence[PyHelper]) -> re.Pattern[str]:
+    """Where a call that could give a name starts: ``f(`` for a function helper; for a method,
+    ``.m(`` followed by an argument that may be static (a string, list or tuple literal, an
+    f-string, a ``CONSTANT`` or ``Cls.CONSTANT``, a keyword argument). Only statements holding such a
+    text are parsed and walked: the type inference behind ``x.m(...)`` is the costly part, and
+    ``.get(`` is everywhere. (A method called with a lower-case local variable holding the literal is
+    therefore not followed; a function helper is.)"""
+    functions = sorted({re.escape(h.name) for h in helpers if not h.cls})
+    methods = sorted({re.escape(h.name) for h in helpers if h.cls})
+    parts = []
+    if functions:
+        parts.append(r"\b(?:" + "|".join(functions) + r")\(")
+    if methods:
+        parts.append(
+            r"\.(?:" + "|".join(methods) + r")\(\s*(?:[\"'\[(]|[rbfuRBFU]{1,2}[\"']|[A-Z_][A-Za-z0-9_]*(?:\.[A-Z_]\w*)?\s*[,)]"
+            r"|[A-Za-z_]\w*\.[A-Z_][A-Z0-9_]*\b|\w+\s*=[^=])"
+        )
+    return re.compile("|".join(parts))
+
+
+def _candidate_lines(pattern: re.Pattern[str], text: str) -> list[int]:
+    lines: list[int] = []
+    line, last = 1, 0
+    for match in pattern.finditer(text):
+        line += text.count("\n", last, match.start())
+        last = match.start()
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    return lines
 
 
 def _is_call_of(helper: PyHelper, call: ast.Call, module: _Module, function: ast.FunctionDef | ast.AsyncFunctionDef | None,
