@@ -171,3 +171,32 @@ def test_a_go_scan_of_os_environ_by_prefix_reads_the_family() -> None:
         "srv/env.go",
     )
     assert [(read.name, read.prefix, read.line) for read in scan.reads] == [(None, "OLLAMA_", 10)]
+
+
+def test_envconfig_process_reads_the_names_it_builds_from_untagged_fields() -> None:
+    """kelseyhightower/envconfig's README example (MIT): ``envconfig.Process("myapp", &s)`` reads
+    MYAPP_<FIELD> for each field, split at word boundaries with ``split_words:"true"``, the upper-cased
+    ``envconfig:"..."`` tag (with and without the prefix), never an ``ignored:"true"`` field."""
+    text = (HERE / "go" / "envconfig_readme_untagged_fields.go").read_text()
+    reads = scan_go_text(text, "go/envconfig_readme_untagged_fields.go").reads
+    names = {read.name for read in reads}
+    assert names == {
+        "MYAPP_DEBUG", "MYAPP_PORT", "MYAPP_USER", "MYAPP_USERS", "MYAPP_RATE", "MYAPP_TIMEOUT", "MYAPP_COLORCODES",
+        "MYAPP_MANUAL_OVERRIDE_1", "MANUAL_OVERRIDE_1", "MYAPP_DEFAULTVAR", "MYAPP_REQUIREDVAR",
+        "MYAPP_AUTO_SPLIT_VAR", "MYAPP_REQUIRED_AND_AUTO_SPLIT_VAR",
+    }
+    assert not any("IGNORED" in name for name in names)
+    assert {read.default for read in reads if read.name == "MYAPP_DEFAULTVAR"} == {"foobar"}
+
+
+def test_envconfig_process_with_a_computed_prefix_or_an_unknown_type_reads_no_field_name() -> None:
+    text = (
+        'package main\nimport "github.com/kelseyhightower/envconfig"\n'
+        "type Spec struct {\n    Debug bool\n    hidden int\n}\n"
+        "func main() {\n    var s Spec\n    var o Other\n"
+        "    envconfig.Process(appName(), &s)\n"  # prefix not a literal
+        '    envconfig.Process("app", &o)\n'       # a type of another file
+        '    other.Process("app", &s)\n'           # not envconfig
+        "}\n"
+    )
+    assert [read.name for read in scan_go_text(text, "main.go").reads] == []

@@ -17,7 +17,9 @@ import pytest
 HERE = Path(__file__).parent / "realworld" / "issue24"
 MANIFEST = json.loads((HERE / "MANIFEST.json").read_text())
 # poetry's names are built in Config.get ("POETRY_" + "_".join(k.upper()... for k in split_key(name)))
-# and read through config.get("dotted.key") on objects of other modules: not resolved (docs/envdoc.md, Limits)
+# and read through config.get("dotted.key") on objects of other modules: these two fragments lack the
+# imports and annotations that tell a Config apart from a dict; test_cross_module_helpers.py runs the
+# same code as whole excerpt files (poetry_tree/) and checks every name
 NOT_RESOLVED = {"python/poetry_callers_dotted_keys.py", "python/poetry_name_built_in_config_get.py"}
 
 

@@ -20,6 +20,7 @@ from vtgate.envdoc.config import DEFAULT_DOC, AllowEntry, EnvdocConfig
 from vtgate.envdoc.cscan import C_SUFFIXES, constants_across_files
 from vtgate.envdoc.doctable import DocRow, parse_doc, parse_docs
 from vtgate.envdoc.model import EnvdocError, EnvdocNothingToCheck, EnvRead, FileScan, WrapperSpec
+from vtgate.envdoc.pyhelpers import helper_reads
 from vtgate.envdoc.pyscan import decode_python, module_constants, module_parts
 from vtgate.envdoc.report import EnvdocReport, Finding, compare
 from vtgate.envdoc.scan import discover, display_path, resolve_wrapper_calls, scan_all
@@ -83,6 +84,10 @@ def run_envdoc(root: Path, config: EnvdocConfig) -> EnvdocReport:
     notes: list[str] = []
     reads = [read for scan in scans for read in scan.reads]
     reads.extend(resolve_wrapper_calls(scans, config.wrappers, notes))
+    across, helper_notes = helper_reads(scans, files)
+    known = {(read.name, read.file, read.line) for read in reads if read.name}
+    reads.extend(read for read in across if read.name is None or (read.name, read.file, read.line) not in known)
+    notes.extend(helper_notes)
     silenced = {(scan.file, line): reason for scan in scans for line, reason in scan.suppressions.items()}
     suppressed = [read for read in reads if (read.file, read.line) in silenced]
     reads = [read for read in reads if (read.file, read.line) not in silenced]
@@ -352,6 +357,9 @@ def _resolve_py_refs(reads: list[EnvRead], files: list[tuple[Path, str]]) -> lis
         dotted = tuple(ref.split("."))
         module, name = dotted[:-1], dotted[-1]
         candidates = modules.get(module, [])
+        if not candidates and len(dotted) > 2:  # `EnvVars.NAME` with EnvVars a class imported from pkg.constants
+            module, name = dotted[:-2], ".".join(dotted[-2:])
+            candidates = modules.get(module, [])
         if len(candidates) != 1:
             continue  # unknown or ambiguous module: the read stays dynamic
         path, shown = candidates[0]

@@ -159,6 +159,27 @@ class WrapperCall:
     member: bool = False  # called as obj.name(...)
 
 
+@dataclass(frozen=True)
+class PyHelper:
+    """A top-level Python function or a method of a top-level class whose env read name is built
+    from one parameter (``os.getenv("POETRY_" + "_".join(k.upper() for k in split_key(name)))``),
+    for calls in other modules (resolved after every file is scanned). ``expression`` and ``guards``
+    are source text with the function's single-assigned locals inlined; a guard is the test of an
+    ``if`` enclosing the read and whether the read is in its body (True) or its ``else`` (False)."""
+
+    module: tuple[str, ...]
+    cls: str  # "" for a plain function
+    name: str
+    param: str
+    position: int  # among the parameters a caller passes (``self`` dropped)
+    expression: str
+    guards: tuple[tuple[str, bool], ...]
+    default: Expr | None
+    form: str
+    file: str
+    line: int
+
+
 @dataclass
 class FileScan:
     """What scanning one file produced. ``error`` set means the file was skipped (incomplete run)."""
@@ -177,3 +198,4 @@ class FileScan:
     notes: list[str] = field(default_factory=list)  # the file parsed with errors (tree-sitter recovers), ...
     constants: dict[str, tuple[str, ...]] = field(default_factory=dict)  # Go: file-level names bound to literals
     language: str = ""  # "python", "c", "go", "rust"
+    py_helpers: list[PyHelper] = field(default_factory=list)  # Python: helpers whose read name is a parameter's

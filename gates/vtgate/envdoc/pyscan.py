@@ -27,6 +27,7 @@ from vtgate.envdoc.model import (
     EnvRead,
     Expr,
     FileScan,
+    PyHelper,
     WrapperCall,
     WrapperDef,
     WrapperSpec,
@@ -726,10 +727,24 @@ class _Scanner:
             isinstance(where, ast.Attribute)
             and isinstance(where.value, ast.Name)
             and where.value.id in self.imports
-            and not self._locally_bound(where.value.id)
+            and (not self._locally_bound(where.value.id) or self._bound_by_import(where.value.id))
         ):
             return (*self.imports[where.value.id], where.attr)
         return None
+
+    def _bound_by_import(self, name: str) -> bool:
+        """``name`` is bound in the innermost scope that binds it only by an import (``from
+        pkg.constants import EnvVars`` inside the function)."""
+        for node, scope in zip(reversed(self.scope_nodes), reversed(self.scopes), strict=True):
+            if name in scope.assigned:
+                return False
+            if name in scope.bound:
+                body = node.body if isinstance(node.body, list) else [node.body]
+                return any(
+                    isinstance(child, (ast.Import, ast.ImportFrom)) and any((a.asname or a.name) == name for a in child.names)
+                    for statement in body for child in ast.walk(statement)
+                )
+        return False
 
     # -- helpers whose read name is built from a parameter -----------------------------------
     def _note_helper(self, where: ast.expr, default: Expr | None, form: str) -> None:
@@ -755,6 +770,19 @@ class _Scanner:
         self.helpers.append(
             _Helper(function.name, param, params.index(param), expression, default, form, is_method, id(function))
         )
+        if function is self.scope_nodes[0] and len(self.qualname) == (2 if is_method else 1):
+            # a module function or a method of a module-level class: callable from other modules (pyhelpers.py)
+            guards = tuple(
+                (ast.unparse(self._inline_locals(test, set(params))), polarity)
+                for test, polarity in _guards(function, where)
+            )
+            self.result.py_helpers.append(
+                PyHelper(
+                    module=self.module, cls=self.qualname[0] if is_method else "", name=function.name, param=param,
+                    position=params.index(param), expression=ast.unparse(expression), guards=guards,
+                    default=default, form=form, file=self.relpath, line=getattr(where, "lineno", 0),
+                )
+            )
 
     def _inline_locals(self, node: ast.expr, params: set[str], depth: int = 0) -> ast.expr:
         """``node`` with names assigned once in the enclosing scopes replaced by their values."""
@@ -1094,6 +1122,25 @@ class _Helper:
         self.default, self.form, self.is_method, self.node = default, form, is_method, node
 
 
+def _guards(function: ast.AST, target: ast.AST) -> list[tuple[ast.expr, bool]]:
+    """The tests of the ``if`` statements (and conditional expressions) enclosing ``target`` inside
+    ``function``, each with True when ``target`` is in the body, False when in the ``else``."""
+    stack: list[tuple[ast.AST, list[tuple[ast.expr, bool]]]] = [(function, [])]
+    while stack:
+        node, path = stack.pop()
+        if node is target:
+            return path
+        if isinstance(node, (ast.If, ast.IfExp)):
+            stack.append((node.test, path))
+            body = node.body if isinstance(node.body, list) else [node.body]
+            orelse = node.orelse if isinstance(node.orelse, list) else [node.orelse]
+            stack.extend((child, [*path, (node.test, True)]) for child in body)
+            stack.extend((child, [*path, (node.test, False)]) for child in orelse)
+            continue
+        stack.extend((child, path) for child in ast.iter_child_nodes(node))
+    return []
+
+
 def _copy(node: ast.expr) -> ast.expr:
     copied = ast.parse(ast.unparse(node), mode="eval").body
     return copied
@@ -1304,4 +1351,12 @@ def module_constants(text: str) -> dict[str, tuple[str, ...]]:
             found[name] = (resolved.static,)
         elif resolved.choices:
             found[name] = resolved.choices
+    for node in tree.body:  # `class BuildEnvVars: LOCATION = "HATCH_BUILD_LOCATION"`: "BuildEnvVars.LOCATION"
+        if isinstance(node, ast.ClassDef) and sum(isinstance(n, ast.ClassDef) and n.name == node.name for n in tree.body) == 1:
+            assigned, bound = collect_bindings(node.body)
+            for name, values in assigned.items():
+                if len(values) == 1 and values[0] is not None and name not in bound:
+                    resolved = scanner.resolve(values[0])
+                    if resolved.static is not None:
+                        found[f"{node.name}.{name}"] = (resolved.static,)
     return found

@@ -446,7 +446,8 @@ def scan_go_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()) 
     result = FileScan(file=relpath, parsed=True)
     wrapper_names = {spec.dotted[-1] for spec in wrappers}
     has_tags = "env:\"" in text or "envconfig:\"" in text
-    words = ("Getenv", "LookupEnv", "Environ()")
+    processes = "kelseyhightower/envconfig" in text and "Process(" in text
+    words = ("Getenv", "LookupEnv", "Environ()", *(("Process(",) if processes else ()))
     if not any(word in text for word in words) and not has_tags and not any(name in text for name in wrapper_names):
         result.parsed = False
         return result
@@ -454,6 +455,8 @@ def scan_go_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()) 
     root = tree.root_node
     if has_tags:
         result.reads.extend(_go_struct_tags(root, relpath))
+    if processes:
+        result.reads.extend(_go_envconfig_process(root, relpath))
     if root.has_error:
         result.notes.append(f"{relpath}: tree-sitter-go found syntax errors; reads in the broken parts may be missed")
     packages = _go_import_names(root)
@@ -493,6 +496,96 @@ _ENV_TAG = re.compile(r'(?:^|\s)(?P<key>env|envconfig):"(?P<name>[A-Za-z_][A-Za-
 _ENV_DEFAULT_TAG = re.compile(r'(?:^|\s)(?:envDefault|default):"(?P<value>[^"]*)"')
 
 
+_GATHER = re.compile(r"([^A-Z]+|[A-Z]+[^A-Z]+|[A-Z]+)")  # kelseyhightower/envconfig's split_words
+_ACRONYM = re.compile(r"([A-Z]+)([A-Z][^A-Z]+)")
+_TAG_PAIR = re.compile(r'(\w+):"([^"]*)"')
+
+
+def envconfig_key(prefix: str, field: str, tag: str) -> tuple[str, str]:
+    """(key, alt) kelseyhightower/envconfig looks up for a field: the field name (split into words
+    joined by ``_`` with ``split_words:"true"``, replaced by the ``envconfig:"..."`` tag when given),
+    ``PREFIX_`` in front when Process got a prefix, upper-cased; alt is the upper-cased tag ("" if none),
+    looked up when the key is unset."""
+    tags = dict(_TAG_PAIR.findall(tag))
+    alt = tags.get("envconfig", "").split(",")[0].upper()
+    key = field
+    if tags.get("split_words", "").lower() in ("true", "1", "t"):
+        words = []
+        for word in _GATHER.findall(field):
+            match = re.search(_ACRONYM, word)
+            words.extend([match[1], match[2]] if match else [word])
+        key = "_".join(words) or field
+    if alt:
+        key = alt
+    if prefix:
+        key = f"{prefix}_{key}"
+    return key.upper(), alt
+
+
+def _go_envconfig_process(root: Any, relpath: str) -> list[EnvRead]:
+    """``envconfig.Process("myapp", &s)`` (kelseyhightower/envconfig) with ``s`` a ``var s Spec`` or
+    ``s := Spec{}`` of a struct type declared in the same file: each exported field without
+    ``ignored:"true"`` reads the name envconfig builds (:func:`envconfig_key`). A prefix that is not a
+    literal, a type of another file, and fields of nested structs give nothing."""
+    structs: dict[str, Any] = {}
+    for spec in _walk(root, {"type_spec"}):
+        name, kind = spec.child_by_field_name("name"), spec.child_by_field_name("type")
+        if name is not None and kind is not None and kind.type == "struct_type":
+            structs[_text(name)] = kind
+    variables: dict[str, str] = {}
+    for spec in _walk(root, {"var_spec"}):
+        kind = spec.child_by_field_name("type")
+        if kind is not None and kind.type == "type_identifier":
+            for child in spec.children_by_field_name("name"):
+                variables[_text(child)] = _text(kind)
+    for declaration in _walk(root, {"short_var_declaration"}):
+        left, right = declaration.child_by_field_name("left"), declaration.child_by_field_name("right")
+        if left is None or right is None or len(left.named_children) != 1 or len(right.named_children) != 1:
+            continue
+        value = right.named_children[0]
+        if value.type == "unary_expression" and value.named_children:
+            value = value.named_children[-1]
+        kind = value.child_by_field_name("type") if value.type == "composite_literal" else None
+        if kind is not None and kind.type == "type_identifier":
+            variables[_text(left.named_children[0])] = _text(kind)
+    reads: list[EnvRead] = []
+    for call in _walk(root, {"call_expression"}):
+        function, arguments = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+        if function is None or arguments is None:
+            continue
+        qualified, _ = _callee(function)
+        if qualified not in (("envconfig", "Process"), ("envconfig", "MustProcess")):
+            continue
+        args = [child for child in arguments.named_children if child.type != "comment"]
+        if len(args) != 2:
+            continue
+        prefix = _string_value(args[0])
+        target = args[1]
+        if target.type == "unary_expression" and target.named_children:
+            target = target.named_children[-1]
+        struct = structs.get(variables.get(_text(target), "")) if prefix is not None and target.type == "identifier" else None
+        if struct is None:
+            continue
+        form = f"envconfig.Process({prefix!r}) field (Go)"
+        for field in _walk(struct, {"field_declaration"}):
+            tag_node = field.child_by_field_name("tag")
+            tag = (_string_value(tag_node) or "") if tag_node is not None else ""
+            kind = field.child_by_field_name("type")
+            if 'ignored:"true"' in tag or kind is None or kind.type in ("struct_type", "pointer_type"):
+                continue
+            default_match = re.search(r'(?:^|\s)default:"([^"]*)"', tag)
+            default = Expr(static=default_match[1], prefix=default_match[1]) if default_match else None
+            for name_node in field.children_by_field_name("name"):
+                field_name = _text(name_node)
+                if not field_name[:1].isupper() or (kind.type == "type_identifier" and _text(kind) in structs):
+                    continue
+                key, alt = envconfig_key((prefix or "").upper(), field_name, tag)
+                for name in dict.fromkeys([key, alt]):
+                    if name:
+                        reads.extend(make_reads(Expr(static=name, prefix=name), default, relpath, _line(name_node), form))
+    return reads
+
+
 def _go_struct_tags(root: Any, relpath: str) -> list[EnvRead]:
     """Struct fields tagged for env-loading libraries: ``env:"PORT"`` (caarlos0/env,
     sethvargo/go-envconfig) and ``envconfig:"PORT"`` (kelseyhightower/envconfig, which also accepts
@@ -507,7 +600,7 @@ def _go_struct_tags(root: Any, relpath: str) -> list[EnvRead]:
         match = _ENV_TAG.search(value)
         if match is None:
             continue
-        name = match["name"]
+        name = match["name"].upper() if match["key"] == "envconfig" else match["name"]  # envconfig upper-cases it
         found = _ENV_DEFAULT_TAG.search(value)
         default = Expr(static=found["value"], prefix=found["value"]) if found else None
         form = f"struct tag {match['key']}:\"...\" (Go)"
