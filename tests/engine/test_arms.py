@@ -258,3 +258,20 @@ def test_rows_together_are_causal_for_non_finite_later_positions(arm: str, bad: 
     earlier = ctxs <= planted_at
     assert np.array_equal(dirty[earlier].view(np.uint32), clean[earlier].view(np.uint32))
     assert not np.isfinite(dirty[~earlier]).all()  # the rows that see it do see it
+
+
+@pytest.mark.parametrize("k", [1, 3, 37])
+def test_gemv_bf16_dot_takes_an_odd_width(k: int) -> None:
+    """Found by the property layer's draws (an odd SwiGLU width): the pair-dot crashed on odd K (and
+    returned zeros for K = 1). An odd K's last product is a pair of its own: the same bits as K padded
+    with a zero column."""
+    from vtengine.gemv import gemv_bf16_dot
+
+    rng = np.random.default_rng(12)
+    x = round_bf16(rng.standard_normal((3, k)).astype(np.float32))
+    w = round_bf16(rng.standard_normal((k, 5)).astype(np.float32))
+    padded = gemv_bf16_dot(np.concatenate([x, np.zeros((3, 1), np.float32)], axis=1),
+                           np.concatenate([w, np.zeros((1, 5), np.float32)]))
+    got = gemv_bf16_dot(x, w)
+    assert np.array_equal(got, padded)
+    np.testing.assert_allclose(got, x.astype(np.float64) @ w, rtol=1e-5, atol=1e-5)
