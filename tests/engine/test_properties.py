@@ -96,3 +96,26 @@ def test_speculative_decoding_to_the_context_limit_equals_greedy() -> None:
     for prompt in ([0], [1, 1], [2, 0, 2]):
         steps = SMALL.max_context - len(prompt) + 1
         assert engine.speculative(prompt, steps, ngram=1).tokens == engine.generate(prompt, steps).tokens
+
+
+def test_reuse_against_fresh_engines_holds_and_catches_a_planted_stateful_bug(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vtengine import sequences
+    from vtengine.kvcache import PagedKVCache
+
+    assert sequences.reuse(3, 6) == {"reuse_calls": 6, "reuse_equal_to_fresh": 6, "reuse_free_blocks_back": 1}
+    original = PagedKVCache.truncate
+
+    def keeps_a_stale_position(self: PagedKVCache, seq, length: int) -> None:  # type: ignore[no-untyped-def]
+        original(self, seq, length)
+        if length == 0 and self.free:  # a released sequence's block goes back twice: two sequences share it
+            self.free.append(self.free[-1])
+
+    monkeypatch.setattr(PagedKVCache, "truncate", keeps_a_stale_position)
+    planted = sequences.reuse(3, 6)
+    assert planted["reuse_equal_to_fresh"] < 6 or planted["reuse_free_blocks_back"] == 0
+
+
+def test_knobs_set_between_calls_are_read_again() -> None:
+    from vtengine import sequences
+
+    assert sequences.knob_changes(20261202) == {"knob_rows": 6, "knob_rows_read_back": 6, "knob_rows_equal": 6}
