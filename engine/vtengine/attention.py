@@ -80,11 +80,13 @@ def _scores(q: np.ndarray, k: np.ndarray, ctx: int, scale: np.float32, pair_dot:
     return sum_sequential(prod, axis=0) * scale  # accumulate in float32, sequential along head_dim
 
 
-def _softmax_v(scores: np.ndarray, v: np.ndarray) -> np.ndarray:
+def _softmax_v(scores: np.ndarray, v: np.ndarray, valid: np.ndarray | None = None) -> np.ndarray:
     """scores [*rows, n_kv, g, T], v [n_kv, >= T, hd] -> probabilities -> sum_t p[t] * v[t]
     [*rows, n_kv, g, hd]. From the max subtraction on, keys are an outer axis ([*rows, T, n_kv, g]
     and V products [*rows, T, n_kv, g, hd]), so both sums over keys are sequential with long inner
-    loops."""
+    loops. ``valid`` [R, T] (several rows) marks each row's keys: a masked key's V product is -0.0,
+    the additive identity (x + -0.0 == x for every x, +0.0 and -0.0 included), so a masked key adds
+    exactly nothing even where its V is inf or NaN (p = +0.0 times NaN would be NaN)."""
     t = scores.shape[-1]
     lead = tuple(range(scores.ndim - 3))
     keys_outer = scores.transpose(*lead, -1, -3, -2)  # [*rows, T, n_kv, g]
@@ -94,6 +96,8 @@ def _softmax_v(scores: np.ndarray, v: np.ndarray) -> np.ndarray:
     p = e / z[..., None, :, :]
     vt = v[:, :t, :].transpose(1, 0, 2)[:, :, None, :]  # [T, n_kv, 1, hd]
     prod = np.multiply(p[..., None], vt, order="C")  # [*rows, T, n_kv, g, hd]
+    if valid is not None:
+        np.copyto(prod, np.float32(-0.0), where=~valid[:, :, None, None, None])
     return sum_sequential(prod, axis=-4)  # accumulate in float32, sequential over keys
 
 
@@ -172,10 +176,12 @@ def attend_rows(
     """Several query rows of one sequence at once (prefill, recompute, verification): q [R, H, hd],
     k [n_kv, hd, T >= max ctx], v [n_kv, >= max ctx, hd], row r attends to positions [0, ctxs[r]).
 
-    Bit-identical to calling the arm's single-row body per row: every score and product is the same
-    elementwise operation; masked keys get score -inf, so exp gives +0.0 and p = +0.0, and adding
-    those after the valid terms changes no sum (a sequential sum from +0.0 is never -0.0). The FMA
-    arm's fused V accumulate keeps ``out`` unchanged past a row's context (a select, not an add).
+    Bit-identical to calling the arm's single-row body per row, and causal for every value (a NaN or
+    inf at a later position leaves earlier rows alone): every score and product is the same
+    elementwise operation; masked keys get score -inf (a select, so a NaN in K does not reach it),
+    exp gives +0.0 and p = +0.0, and a masked key's V product is set to -0.0, which adds nothing to
+    any sum. The FMA arm's fused V accumulate keeps ``out`` unchanged past a row's context (a
+    select, not an add).
     """
     rows, heads, hd = q.shape
     n_kv = k.shape[0]
@@ -186,7 +192,7 @@ def attend_rows(
     scores = _scores(qg, k, t_max, scale, pair_dot=arm == "bfdot")  # [R, n_kv, g, T]
     valid = np.arange(t_max)[None, :] < ctxs[:, None]  # [R, T]
     scores = np.where(valid[:, None, None, :], scores, np.float32(-np.inf))
-    return _softmax_v(scores, v).reshape(rows, heads, hd)
+    return _softmax_v(scores, v, valid).reshape(rows, heads, hd)
 
 
 def _attend_rows_fma(qg: np.ndarray, k: np.ndarray, v: np.ndarray, ctxs: np.ndarray, scale: np.float32) -> np.ndarray:

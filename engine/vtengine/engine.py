@@ -75,6 +75,7 @@ class Engine:
             knobs.kv_block_size,
             max_tokens if max_tokens is not None else min(4 * cfg.max_context, 16384),
             BF16 if self.bf16 else np.dtype(np.float32),
+            grow=max_tokens is None,  # the default size grows with the batch; an explicit one is a limit
         )
         self.prof: Profiler | None = Profiler() if knobs.profile else None
         self.head_dim = hd = cfg.head_dim
@@ -350,7 +351,9 @@ class Engine:
             out = [int(np.argmax(self.forward([seq], [list(prompt)])[0][-1]))]
             self._phase("decode")
             while len(out) < steps:
-                draft = propose_ngram(list(prompt) + out, ngram, min(max_draft, steps - len(out)))
+                # out[-1] goes in at position seq.length and each draft token after it: all within the context
+                room = self.config.max_context - seq.length - 1
+                draft = propose_ngram(list(prompt) + out, ngram, min(max_draft, steps - len(out), room))
                 proposed += len(draft)
                 base = seq.length
                 logits = self.forward([seq], [[out[-1], *draft]], all_logits=True)[0]

@@ -23,10 +23,13 @@ def gemv_default(x: np.ndarray, w_t: np.ndarray) -> np.ndarray:
 
 def gemv_bf16_dot(x: np.ndarray, w_t: np.ndarray) -> np.ndarray:
     """bf16 pair-dot (BFDOT-style): the two products of adjacent K are added first (one float32
-    rounding), then the K/2 pair sums accumulate sequentially. Not bit-exact with the default."""
+    rounding), then the K/2 pair sums accumulate sequentially. Not bit-exact with the default. An odd
+    K's last product is a pair of its own (as if K were padded with -0.0, which adds nothing)."""
     m, k = x.shape
     prod = x[:, :, None] * w_t[None, :, :]
-    pairs = prod[:, 0::2, :] + prod[:, 1::2, :]
+    pairs = prod[:, 0 : k - 1 : 2, :] + prod[:, 1::2, :]
+    if k % 2:
+        pairs = np.concatenate([pairs, prod[:, -1:, :]], axis=1)
     return np.add.reduce(pairs, axis=1)
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,6 +50,27 @@ def running_in_ci() -> bool:
     """Whether a CI service runs us (``CI`` set to anything but 0/false/no, as CI services do): the
     CLI then draws no live progress. Not a numerics knob, and not part of ``Knobs``."""
     return (os.environ.get("CI") or "").strip().lower() not in ("", "0", "false", "no")
+
+
+@contextmanager
+def scoped_env(values: Mapping[str, str]) -> Iterator[None]:
+    """Set ``values`` (VT_* name -> string) in this process's environment for the ``with`` block, then
+    put back what was there: the sequence probes change knobs between calls in one process."""
+    saved = {name: os.environ[name] for name in values if name in os.environ}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name in values:
+            if name in saved:
+                os.environ[name] = saved[name]
+            else:
+                del os.environ[name]
+
+
+def child_env(values: Mapping[str, str]) -> dict[str, str]:
+    """This process's environment with ``values`` set: for engine subprocesses."""
+    return {**os.environ, **values}
 
 
 @dataclass(frozen=True)

@@ -31,14 +31,16 @@ class PagedKVCache:
         max_tokens: int,
         dtype: np.dtype,
         shuffle_seed: int = 0,
+        grow: bool = False,
     ) -> None:
         self.block_size = block_size
+        self.grow = grow  # when full, double the pools instead of refusing (the engine's default size)
+        self._rng = np.random.Generator(np.random.PCG64(shuffle_seed))
         self.num_blocks = -(-max_tokens // block_size)
         n_kv, hd = config.n_kv_heads, config.head_dim
         self.k = [np.zeros((n_kv, hd, self.num_blocks, block_size), dtype) for _ in range(config.n_layers)]
         self.v = [np.zeros((n_kv, self.num_blocks, block_size, hd), dtype) for _ in range(config.n_layers)]
-        order = np.random.Generator(np.random.PCG64(shuffle_seed)).permutation(self.num_blocks)
-        self.free: list[int] = [int(b) for b in order]
+        self.free: list[int] = [int(b) for b in self._rng.permutation(self.num_blocks)]
         self._next_id = 0
 
     def new_sequence(self) -> Sequence:
@@ -49,12 +51,23 @@ class PagedKVCache:
         """Make room for positions [0, length) of ``seq``."""
         needed = -(-length // self.block_size)
         while len(seq.blocks) < needed:
+            if not self.free and self.grow:
+                self._double()
             if not self.free:
                 raise MemoryError(
                     f"KV cache full ({self.num_blocks} blocks of {self.block_size}): free a sequence "
                     "or build the engine with a larger max_tokens"
                 )
             seq.blocks.append(self.free.pop())
+
+    def _double(self) -> None:
+        """Twice the blocks: the old ones keep their contents and ids, the new ones join the free
+        list in shuffled order."""
+        old = self.num_blocks
+        self.k = [np.concatenate([k, np.zeros_like(k)], axis=2) for k in self.k]
+        self.v = [np.concatenate([v, np.zeros_like(v)], axis=1) for v in self.v]
+        self.num_blocks = 2 * old
+        self.free += [old + int(b) for b in self._rng.permutation(old)]
 
     def truncate(self, seq: Sequence, length: int) -> None:
         """Forget positions >= length (rejected speculative tokens); return whole unused blocks."""

@@ -302,7 +302,9 @@ __all__ = [
     "engine_contracts",
     "generate",
     "profile_counts",
+    "property_draws",
     "score_ids",
+    "sequences",
     "speculative",
     "teacher_forced",
 ]
@@ -513,6 +515,28 @@ def profile_counts(prompt: str = "bench", tokens: int = 8, model: str = "vt-tiny
     counters = {f"calls.{row['phase']}.{row['stage']}": int(row["calls"]) for row in rows}  # type: ignore[call-overload]
     counters.update({"profile_table_rows": len(rows), "profile_shares_exact": int(exact)})
     return {"tokens": chain, "counters": counters, "meta": meta(model, knobs)}
+
+
+def property_draws(seed: int = 20261202, draws: int = 24) -> Observation:
+    """The property layer (:mod:`vtengine.properties`): ``draws`` seeded draws of model shapes,
+    checkpoint dtypes, prompts and pairwise-covered knob rows, each checked against the float64
+    reference (derived tolerance) and the exactness contracts, plus the pinned counterexamples.
+    ``counters`` are verdict counts (portable: no float bits are pinned); ``metrics`` has the worst
+    engine error over its tolerance; ``provenance`` the seed and every draw; ``cases`` a line per
+    failing draw (with its shrunk form) and per pinned case."""
+    from vtengine import properties
+
+    return {**properties.run(int(seed), int(draws)), "meta": meta("vt-tiny", Knobs.from_env())}
+
+
+def sequences(seed: int = 20261202, calls: int = 12, processes: int = 3) -> Observation:
+    """Sequences and processes (:mod:`vtengine.sequences`): one engine reused over ``calls`` calls
+    against fresh engines, every pairwise knob row set in the environment between calls, and
+    ``processes`` engine processes sharing one empty model cache folder at once. Counters only."""
+    from vtengine import sequences as seq
+
+    counters = {**seq.reuse(int(seed), int(calls)), **seq.knob_changes(int(seed)), **seq.shared_cache(int(processes))}
+    return {"counters": counters, "provenance": {"seed": seed}, "meta": meta("vt-tiny", Knobs.from_env())}
 
 
 def _said(action: Any) -> str:

@@ -231,3 +231,47 @@ def test_fma_and_bfdot_bodies_handle_head_dims_off_their_lane_width(hd: int) -> 
         got = body(q, k, v, 7, scale)
         assert got.shape == want.shape
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize("arm", ["default", "scalar_fma", "bfdot"])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_rows_together_are_causal_for_non_finite_later_positions(arm: str, bad: float) -> None:
+    """A NaN or inf in K and V at a later position leaves the rows that do not attend to it
+    bit-identical to the same rows over finite caches (several rows computed at once)."""
+    from vtengine.attention import paged_attention_rows
+    from vtengine.numerics import BF16
+
+    rng = np.random.default_rng(11)
+    rows, heads, n_kv, hd, blocks, block_size = 6, 4, 2, 6, 4, 3
+    q = round_bf16(rng.standard_normal((rows, heads, hd)).astype(np.float32))
+    k_cache = rng.standard_normal((n_kv, hd, blocks, block_size)).astype(BF16)
+    v_cache = rng.standard_normal((n_kv, blocks, block_size, hd)).astype(BF16)
+    table = np.arange(blocks, dtype=np.intp)
+    ctxs = np.array([1, 2, 4, 6, 8, 9])
+    scale = np.float32(0.3)
+    clean = paged_attention_rows(q, k_cache, v_cache, table, ctxs, scale, arm, "bf16")
+    planted_at = 6  # rows with ctx <= 6 never look at it
+    k_bad, v_bad = k_cache.copy(), v_cache.copy()
+    k_bad[:, :, planted_at // block_size, planted_at % block_size] = bad
+    v_bad[:, planted_at // block_size, planted_at % block_size, :] = bad
+    dirty = paged_attention_rows(q, k_bad, v_bad, table, ctxs, scale, arm, "bf16")
+    earlier = ctxs <= planted_at
+    assert np.array_equal(dirty[earlier].view(np.uint32), clean[earlier].view(np.uint32))
+    assert not np.isfinite(dirty[~earlier]).all()  # the rows that see it do see it
+
+
+@pytest.mark.parametrize("k", [1, 3, 37])
+def test_gemv_bf16_dot_takes_an_odd_width(k: int) -> None:
+    """Found by the property layer's draws (an odd SwiGLU width): the pair-dot crashed on odd K (and
+    returned zeros for K = 1). An odd K's last product is a pair of its own: the same bits as K padded
+    with a zero column."""
+    from vtengine.gemv import gemv_bf16_dot
+
+    rng = np.random.default_rng(12)
+    x = round_bf16(rng.standard_normal((3, k)).astype(np.float32))
+    w = round_bf16(rng.standard_normal((k, 5)).astype(np.float32))
+    padded = gemv_bf16_dot(np.concatenate([x, np.zeros((3, 1), np.float32)], axis=1),
+                           np.concatenate([w, np.zeros((1, 5), np.float32)]))
+    got = gemv_bf16_dot(x, w)
+    assert np.array_equal(got, padded)
+    np.testing.assert_allclose(got, x.astype(np.float64) @ w, rtol=1e-5, atol=1e-5)
