@@ -418,9 +418,11 @@ def _same(old: object, new: object) -> bool:
 
 
 def _code(old: object, new: object) -> bool:
-    """Both an expression or a statement: a difference inside is read there; one in an operator token,
-    a keyword or a name field is shown with the expression around it."""
-    return isinstance(old, (ast.expr, ast.stmt)) and isinstance(new, (ast.expr, ast.stmt))
+    """Both an expression or a statement (or both a comprehension's ``for`` or a keyword argument): a
+    difference inside is read there; one in an operator token or a name field is shown with the
+    expression around it."""
+    return (isinstance(old, (ast.expr, ast.stmt)) and isinstance(new, (ast.expr, ast.stmt))) or (
+        type(old) is type(new) and isinstance(old, (ast.comprehension, ast.keyword)))
 
 
 def _changed(before: ast.AST, after: ast.AST) -> tuple[str, str]:
