@@ -3,6 +3,7 @@ code, and applies to a real git tree as the unified diff it carries."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import textwrap
 from pathlib import Path
@@ -107,23 +108,121 @@ def test_docstrings_annotations_and_type_aliases_are_never_mutated() -> None:
 
 
 def test_kernel_bugs_are_the_ones_engine_commits_make() -> None:
-    described = {(m.operator, m.description) for m in mutants_of_source(KERNEL, "k.py")}
-    nudges = sorted(d for op, d in described if op == "const-nudge" and d.startswith("1e-05"))
+    meant = {(m.operator, m.intent) for m in mutants_of_source(KERNEL, "k.py")}
+    nudges = sorted(d for op, d in meant if op == "const-nudge" and d.startswith("1e-05"))
     assert len(nudges) == 2 and all(d.startswith("1e-05 -> 1.00") for d in nudges)
     assert {d.rsplit("(", 1)[1] for d in nudges} == {"relative 0.001)", "relative 1e-06)"}
-    assert ("compare-boundary", "'<' -> '<='") in described
-    assert ("index-shift", "ctx // ... -> (ctx - 1) // ...") in described
-    assert ("reassociate", "x - np.max(...) -> x (no max subtraction)") in described
-    assert ("rounding", "round_bf16(x) dropped -> x") in described
-    assert ("rounding", "np.rint -> np.trunc (truncation)") in described
-    assert ("key-drop", "key loses its part dtype") in described
-    assert ("counter-swap", "self.hits += ... counted on self.misses") in described
-    assert ("threshold-skip", "loop over i skipped from i >= 2") in described
-    assert ("reassociate", "fma_f32(a, b, c) unfused -> a * b + c") in described
-    assert ("reassociate", "(a * b) * c -> a * (b * c)") in described
-    assert ("rounding", "a bf16 rounding added after astype(float32)") in described
+    assert ("compare-boundary", "'<' -> '<='") in meant
+    assert ("index-shift", "ctx // ... -> (ctx - 1) // ...") in meant
+    assert ("reassociate", "x - np.max(...) -> x (no max subtraction)") in meant
+    assert ("rounding", "round_bf16(x) dropped -> x") in meant
+    assert ("rounding", "np.rint -> np.trunc (truncation)") in meant
+    assert ("key-drop", "key loses its part dtype") in meant
+    assert ("counter-swap", "self.hits += ... counted on self.misses") in meant
+    assert ("threshold-skip", "loop over i skipped from i >= 2") in meant
+    assert ("reassociate", "fma_f32(a, b, c) unfused -> a * b + c") in meant
+    assert ("reassociate", "(a * b) * c -> a * (b * c)") in meant
+    assert ("rounding", "a bf16 rounding added after astype(float32)") in meant
     # an accumulator is not a counter: self.size += 4 is never swapped, nor swapped onto
-    assert not any("size" in d for op, d in described if op == "counter-swap")
+    assert not any("size" in d for op, d in meant if op == "counter-swap")
+
+
+def test_a_description_is_the_code_the_mutant_changed_unparsed_from_both_asts() -> None:
+    described = {(m.operator, m.description) for m in mutants_of_source(KERNEL, "k.py")}
+    assert ("compare-boundary", "i < last -> i <= last") in described
+    assert ("reassociate", "s - np.max(s, axis=-1, keepdims=True) -> s") in described
+    assert ("rounding", "round_bf16(layer(x)) -> layer(x)") in described
+    assert ("key-drop", "(name, dtype, shape) -> (name, shape)") in described
+    assert ("counter-swap", "self.hits -> self.misses") in described
+    assert ("reassociate", "fma_f32(x, y, z).astype(np.float32) * s * 0.5 -> "
+            "fma_f32(x, y, z).astype(np.float32) * (s * 0.5)") in described
+    assert ("threshold-skip", "x = round_bf16(layer(x)) -> if i >= 2: continue; x = round_bf16(layer(x))") in described
+    for mutant in mutants_of_source(KERNEL, "k.py"):  # both sides are code of the two modules
+        old, new = mutant.description.split(" -> ")
+        mutated = KERNEL.encode()[: 0] + _applied(KERNEL, mutant).encode()
+        assert old.split("; ")[0] in _flat(KERNEL) and new.split("; ")[0] in _flat(mutated.decode()), mutant
+
+
+def _flat(source: str) -> str:
+    return " ".join(part.strip() for part in ast.unparse(ast.parse(source)).splitlines())
+
+
+def _applied(source: str, mutant) -> str:
+    data = source.encode()
+    lines = source.splitlines(keepends=True)
+    start = sum(len(line.encode()) for line in lines[: mutant.line - 1])
+    at = data.index(mutant.original.encode(), start) if mutant.original else start
+    return (data[:at] + mutant.replacement.encode() + data[at + len(mutant.original.encode()):]).decode()
+
+
+def _rewrite(operator_intent: str, node: ast.expr) -> ast.expr | None:
+    """The rewrite an operator states, built from the original node's own operands."""
+    if operator_intent in ("(a * b) * c -> a * (b * c)", "(a + b) + c -> a + (b + c)"):
+        assert isinstance(node, ast.BinOp) and isinstance(node.left, ast.BinOp)
+        op = node.op
+        return ast.BinOp(node.left.left, op, ast.BinOp(node.left.right, op, node.right))
+    if operator_intent == "x / y -> x * (1.0 / y)":
+        assert isinstance(node, ast.BinOp)
+        return ast.BinOp(node.left, ast.Mult(), ast.BinOp(ast.Constant(1.0), ast.Div(), node.right))
+    if operator_intent.endswith("(no max subtraction)"):
+        assert isinstance(node, ast.BinOp)
+        return node.left
+    if operator_intent.endswith("unfused -> a * b + c"):
+        assert isinstance(node, ast.Call)
+        a, b, c = node.args
+        return ast.BinOp(ast.BinOp(a, ast.Mult(), b), ast.Add(), c)
+    return None
+
+
+def _node_at(tree: ast.AST, line: int, col: int, kinds: tuple[type, ...]) -> ast.expr:
+    found = [n for n in ast.walk(tree) if isinstance(n, kinds) and (n.lineno, n.col_offset) == (line, col)]
+    assert found, (line, col)
+    return found[0]  # the outermost (ast.walk is breadth first)
+
+
+def _check_reassociations(mutants, read) -> int:
+    checked = 0
+    for mutant in mutants:
+        if mutant.operator != "reassociate":
+            continue
+        col = int(mutant.ident.split(":")[-3])
+        original = read(mutant.path)
+        before = _node_at(ast.parse(original), mutant.line, col, (ast.BinOp, ast.Call))
+        expected = _rewrite(mutant.intent, before)
+        assert expected is not None, mutant.intent
+        after = ast.parse(_applied(original, mutant))
+        # (at the mutant's line: outer parentheses move the column of the node they enclose)
+        got = [n for n in ast.walk(after) if isinstance(n, ast.expr) and n.lineno == mutant.line
+               and n.col_offset >= col and ast.dump(n) == ast.dump(expected)]
+        assert got, f"{mutant.ident}: emitted {mutant.replacement!r} is not {mutant.intent}"
+        checked += 1
+    return checked
+
+
+def test_reassociation_keeps_the_parentheses_its_operands_need() -> None:
+    source = textwrap.dedent("""\
+        def f(heads, hd, p, x, a, b, c, k, n):
+            s = 1 << 21 // (heads * hd * (p + 1))
+            t = x / (a * b)
+            u = (a - b) / c
+            v = a + b + (c - k)
+            w = k // (n * a)
+            return s, t, u, v, w
+        """)
+    emitted = {m.replacement for m in mutants_of_source(source, "f.py", operators=["reassociate", "index-shift"])}
+    assert "heads * (hd * (p + 1))" in emitted  # was heads * (hd * p + 1): another expression
+    assert "x * (1.0 / (a * b))" in emitted  # was x * (1.0 / a * b)
+    assert "(a - b) * (1.0 / c)" in emitted  # was a - b * (1.0 / c)
+    assert "a + (b + (c - k))" in emitted  # was a + (b + c - k)
+    assert "(k - 1) // (n * a)" in emitted  # was (k - 1) // n * a
+    assert _check_reassociations(mutants_of_source(source, "f.py"), lambda path: source) == 4
+
+
+def test_every_reassociation_mutant_of_the_engine_is_the_rewrite_it_states() -> None:
+    root = Path(__file__).resolve().parents[2]
+    mutants = generate(root, ["engine/vtengine"], exclude_files=["engine/vtengine/cli.py"])
+    checked = _check_reassociations(mutants, lambda path: (root / path).read_text(encoding="utf-8"))
+    assert checked > 20
 
 
 def test_identities_are_stable_and_unique() -> None:

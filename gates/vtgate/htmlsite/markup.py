@@ -82,8 +82,8 @@ pre { background: var(--bg-soft); padding: .6rem; overflow-x: auto; border: 1px 
 .badge { display: inline-block; padding: 0 .45rem; border-radius: 1rem; font-weight: 600; font-size: 13px;
          border: 1px solid currentColor; }
 .s-green, .s-good, .s-killed, .s-ok, .s-killed-by-crash, .s-killed-by-timeout, .s-deliberate-red { color: var(--green); }
-.s-red, .s-bad, .s-survived, .s-unexpected-green, .s-findings, .s-culprit { color: var(--red); }
-.s-error, .s-skip, .s-possibly-equivalent, .s-equivalent, .s-inconclusive { color: var(--amber); }
+.s-red, .s-bad, .s-survived, .s-ledger-refuted, .s-unexpected-green, .s-findings, .s-culprit { color: var(--red); }
+.s-error, .s-skip, .s-possibly-equivalent, .s-ledger-unverified, .s-equivalent, .s-inconclusive { color: var(--amber); }
 .muted { color: var(--muted); }
 .stream { display: flex; flex-wrap: wrap; gap: 2px; margin: .3rem 0; }
 .tok { font-family: ui-monospace, monospace; font-size: 12px; padding: 1px 4px; border: 1px solid var(--line); }

@@ -84,10 +84,12 @@ def overview(run: Run, bisect_pages: Sequence[str], has_history: bool) -> Markup
                       f"suite {check.get('suite', '?')}", el("a", {"href": "#gates"}, "gates below")])
     if reports.code is not None:
         code = reports.code
-        score = code.get("score")
+        score = code.get("score_verified")
         cards.append(["vtgate mutate --code", status_badge("ok" if code.get("ok") else "red"),
-                      f"score {score:.2f} ({code['killed']} of {code['non_equivalent']} non-equivalent killed); "
-                      f"{code['counts'].get('survived', 0)} survived" if score is not None else "no score",
+                      f"score {score:.2f} with the ledger verified ({code['killed']} of "
+                      f"{code['non_equivalent_verified']} killed), {_score(code.get('score'))} with it trusted; "
+                      f"{code['counts'].get('survived', 0)} survived, {code['counts'].get('ledger-refuted', 0)} "
+                      "ledger entries refuted" if score is not None else "no score",
                       el("a", {"href": "mutants/index.html"}, "mutants")])
     if reports.mutate is not None:
         mutate = reports.mutate
@@ -292,24 +294,30 @@ def mutants_index(code: Mapping[str, Any] | None, mutate: Mapping[str, Any] | No
     that have a page in this site."""
     parts: list[Child] = []
     if code is not None:
-        score = code.get("score")
+        ledger = code["ledger_check"]
         parts += [el("h2", None, "Generated code mutants (vtgate mutate --code)"),
-                  el("p", None, f"score {score:.3f}" if score is not None else "no score",
-                     f" — {code['killed']} killed of {code['non_equivalent']} non-equivalent; "
+                  el("p", None, f"score {_score(code.get('score_verified'), 3)} with the ledger verified "
+                     f"({code['killed']} killed of {code['non_equivalent_verified']}), "
+                     f"{_score(code.get('score'), 3)} with it trusted ({code['killed']} of {code['non_equivalent']}); "
                      f"{code['sampled']} judged of {code['generated']} generated (budget {code['budget']}, "
-                     f"seed {code['seed']}); min score {code['min_score']}"),
+                     f"seed {code['seed']}); min score {code['min_score']} (on the verified score)"),
+                  el("p", None, f"ledger: {ledger['entries']} entries judged, {ledger['verified']} verified, "
+                     f"{ledger['refuted_by_gate']} refuted by a gate, {ledger['refuted_by_difference']} by the "
+                     f"differential check ({ledger['inputs']} inputs, seed {ledger['seed']}), {ledger['unverified']} "
+                     "unverified; versions " + (", ".join(f"{k} {v}" for k, v in sorted(code["versions"].items()))
+                                                or "not recorded")),
                   table(["status", "mutants"], [[status_badge(k), v] for k, v in code["counts"].items()],
                         caption="Mutants per status")]
+        columns = ("mutants", "killed", "survived", "possibly-equivalent", "equivalent", "ledger-refuted",
+                   "ledger-unverified", "error")
+        heads = [c.replace("-", " ") for c in columns]
         rows = []
         for path, c in sorted(code["by_file"].items()):
-            rows.append([el("a", {"href": f"{slug(path)}.html", "class": "file-link"}, path), c.get("mutants"),
-                         c.get("killed"), c.get("survived"), c.get("possibly-equivalent"), c.get("equivalent"),
-                         c.get("error")])
-        parts.append(table(["file", "mutants", "killed", "survived", "possibly equivalent", "equivalent", "error"],
-                           rows, caption="Per source file"))
-        parts.append(table(["operator", "mutants", "killed", "survived", "possibly equivalent", "equivalent", "error"],
-                           [[op, c.get("mutants"), c.get("killed"), c.get("survived"), c.get("possibly-equivalent"),
-                             c.get("equivalent"), c.get("error")] for op, c in sorted(code["by_operator"].items())],
+            rows.append([el("a", {"href": f"{slug(path)}.html", "class": "file-link"}, path),
+                         *(c.get(k) for k in columns)])
+        parts.append(table(["file", *heads], rows, caption="Per source file"))
+        parts.append(table(["operator", *heads], [[op, *(c.get(k) for k in columns)]
+                                                  for op, c in sorted(code["by_operator"].items())],
                            caption="Per operator"))
     if mutate is not None:
         gates = sorted(mutate.get("kills", {}))
@@ -329,8 +337,15 @@ def mutants_index(code: Mapping[str, Any] | None, mutate: Mapping[str, Any] | No
     return join(parts)
 
 
+SURVIVING = frozenset({"survived", "ledger-refuted", "ledger-unverified"})  # count against the verified score
+
+
+def _score(score: float | None, places: int = 2) -> str:
+    return "n/a" if score is None else f"{score:.{places}f}"
+
+
 def line_class(statuses: Sequence[str]) -> str:
-    if "survived" in statuses:
+    if SURVIVING & set(statuses):
         return "m-survived"
     if statuses and all(s in KILLED for s in statuses):
         return "m-killed"
@@ -350,7 +365,7 @@ def mutant_file_page(path: str, mutants: Sequence[Mapping[str, Any]], source: st
     by_line: dict[int, list[Mapping[str, Any]]] = {}
     for m in mutants:
         by_line.setdefault(int(m["line"]), []).append(m)
-    survivors = [m for m in mutants if m["status"] == "survived"]
+    survivors = [m for m in mutants if m["status"] in SURVIVING]
     parts: list[Child] = [
         el("p", None, f"{len(mutants)} mutants judged in this file: "
            + ", ".join(f"{sum(1 for m in mutants if m['status'] == s)} {s}"
@@ -363,9 +378,12 @@ def mutant_file_page(path: str, mutants: Sequence[Mapping[str, Any]], source: st
         parts.append(el("h2", {"id": "survivors"}, f"Survivors ({len(survivors)})"))
         for m in survivors:
             parts.append(el("section", {"class": "survivor", "id": f"m-{slug(m['id'])}"},
-                            el("h3", None, f"line {m['line']} in {m['function']}: {m['operator']} — {m['description']}"),
-                            el("p", None, m.get("detail") or ""), diff_block(m.get("diff", ""))))
-    others = [m for m in mutants if m["status"] != "survived"]
+                            el("h3", None, status_badge(m["status"]),
+                               f" line {m['line']} in {m['function']}: {m['operator']} — {m['description']}"),
+                            el("p", None, m.get("detail") or ""),
+                            el("p", None, f"the ledger's reason: {m['ledger']['reason']}") if m.get("ledger") else "",
+                            diff_block(m.get("diff", ""))))
+    others = [m for m in mutants if m["status"] not in SURVIVING]
     if others:
         parts.append(el("h2", None, f"Other mutants ({len(others)})"))
         for m in others:
@@ -523,11 +541,11 @@ def history_page(runs: Sequence[Run], history: GateHistory, linked: frozenset[st
     parts: list[Child] = []
     if len(runs) < 2:
         parts.append(el("p", None, "One run only: build with --history DIR on every run (e.g. nightly) to see trends."))
-    parts.append(table(["run", "commit", "time", "check", "mutation score", "bisect culprits"],
+    parts.append(table(["run", "commit", "time", "check", "mutation score (ledger verified)", "bisect culprits"],
                        [[i + 1, r.commit or "none", r.time,
                          (", ".join("ok" if c.get("ok") else "red" for c in r.reports.checks) or "–"),
-                         (f"{r.reports.code['score']:.3f}" if r.reports.code is not None
-                          and r.reports.code.get("score") is not None else "–"),
+                         (f"{r.reports.code['score_verified']:.3f}" if r.reports.code is not None
+                          and r.reports.code.get("score_verified") is not None else "–"),
                          sum(len(b["culprits"]) for b in r.reports.bisects)] for i, r in enumerate(runs)],
                        caption=f"{len(runs)} runs, oldest first"))
     for name, points in sorted(history.trends.items()):

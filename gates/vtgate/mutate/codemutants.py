@@ -4,7 +4,11 @@ Each operator walks a module's AST and proposes edits of one source span (the te
 place, so the rest of the file keeps its formatting and the diff is one hunk). A proposal is kept only
 when the mutated module still compiles and differs from the original. Every mutant carries a unified
 diff with ``a/`` and ``b/`` prefixes relative to the tree's root, so it applies with ``git apply`` to a
-copy of the tree exactly like a declared ``patch`` mutation.
+copy of the tree exactly like a declared ``patch`` mutation. Its ``description`` is read back from
+the code it emits (``OLD -> NEW``, the smallest changed expression or statements of the two modules'
+ASTs, unparsed), so it can never say something the diff does not do; what the operator meant is its
+``intent``. Text pasted into a rewrite is parenthesized as its new place needs (a node's span never
+includes the parentheses around it).
 
 The operators model the bugs engine commits introduce (docs/mutate.md, "Code mutants"):
 
@@ -38,6 +42,7 @@ import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 OPERATORS: tuple[str, ...] = (
     "const-nudge",
@@ -74,7 +79,9 @@ class CodeMutant:
     statement_line: int  # the first line of the statement it is in: what line coverage records
     function: str  # the enclosing function ("<module>" at top level)
     operator: str
-    description: str
+    description: str  # what the code really changed: ``OLD -> NEW``, unparsed from the two ASTs
+    intent: str  # the rewrite the operator meant (``(a * b) * c -> a * (b * c)``); the test suite
+    # checks that the emitted code is that rewrite, the description shows what it is
     original: str  # the replaced source text
     replacement: str
     diff: str  # unified diff, git-apply-able from the tree root
@@ -99,7 +106,7 @@ class _Edit:
     end: int
     text: str
     operator: str
-    description: str
+    intent: str
     line: int
     col: int
     statement_line: int
@@ -165,6 +172,32 @@ def _is_counter_increment(node: ast.AST) -> bool:
             and isinstance(node.value, ast.Constant) and node.value.value == 1)
 
 
+_BINARY: dict[type, int] = {ast.BitOr: 7, ast.BitXor: 8, ast.BitAnd: 9, ast.LShift: 10, ast.RShift: 10,
+                            ast.Add: 11, ast.Sub: 11, ast.Mult: 12, ast.MatMult: 12, ast.Div: 12,
+                            ast.FloorDiv: 12, ast.Mod: 12, ast.Pow: 14}
+ATOM = 16  # names, attributes, calls, subscripts, constants, displays: never need parentheses
+COMPARE = 6
+
+
+def _precedence(node: ast.AST) -> int:
+    """How tightly an expression binds (Python's grammar, lowest first), for parenthesizing pasted text."""
+    if isinstance(node, ast.BinOp):
+        return _BINARY[type(node.op)]
+    if isinstance(node, ast.UnaryOp):
+        return 5 if isinstance(node.op, ast.Not) else 13
+    if isinstance(node, ast.Compare):
+        return COMPARE
+    if isinstance(node, ast.BoolOp):
+        return 4 if isinstance(node.op, ast.And) else 3
+    if isinstance(node, ast.IfExp):
+        return 2
+    if isinstance(node, (ast.Lambda, ast.NamedExpr, ast.Tuple, ast.Starred, ast.Yield, ast.YieldFrom)):
+        return 0  # (a bare tuple's span has no parentheses either)
+    if isinstance(node, ast.Await):
+        return 15
+    return ATOM
+
+
 class _Proposer(ast.NodeVisitor):
     """Collects edits for the enabled operators; tracks the enclosing function and class."""
 
@@ -194,14 +227,22 @@ class _Proposer(ast.NodeVisitor):
     def function(self) -> str:
         return ".".join(self.function_stack) or "<module>"
 
-    def add(self, operator: str, node: ast.AST, text: str, description: str,
+    def add(self, operator: str, node: ast.AST, text: str, intent: str,
             span: tuple[int, int] | None = None) -> None:
         if operator not in self.operators:
             return
         start, end = span if span is not None else self.src.span(node)
-        edit = _Edit(start, end, text, operator, description, node.lineno, node.col_offset,  # type: ignore[attr-defined]
+        edit = _Edit(start, end, text, operator, intent, node.lineno, node.col_offset,  # type: ignore[attr-defined]
                      self.statement_line)
         self.edits.append((edit, self.function))
+
+    def operand(self, node: ast.expr, least: int) -> str:
+        """``node``'s source as an operand that binds at least ``least`` (an operator's precedence, one
+        more for a right operand): parenthesized when it binds less. A node's span never includes the
+        parentheses around it, so ``hd * (p + 1)``'s right operand is the text ``p + 1``: pasted bare
+        into ``b * c`` it would read ``hd * p + 1``."""
+        text = self.src.segment(node)
+        return text if _precedence(node) >= least else f"({text})"
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         counters = {child.target.attr for child in ast.walk(node)
@@ -240,32 +281,33 @@ class _Proposer(ast.NodeVisitor):
     def visit_Compare(self, node: ast.Compare) -> None:
         swaps: dict[type, str] = {ast.Lt: "<=", ast.LtE: "<", ast.Gt: ">=", ast.GtE: ">"}
         if len(node.ops) == 1 and type(node.ops[0]) in swaps:
-            left, right = self.src.segment(node.left), self.src.segment(node.comparators[0])
+            left, right = self.operand(node.left, COMPARE + 1), self.operand(node.comparators[0], COMPARE + 1)
             op = swaps[type(node.ops[0])]
             old = {"<=": "<", "<": "<=", ">=": ">", ">": ">="}[op]
             self.add("compare-boundary", node, f"{left} {op} {right}", f"'{old}' -> '{op}'")
         self.generic_visit(node)
 
     def visit_BinOp(self, node: ast.BinOp) -> None:
-        seg = self.src.segment
+        seg, operand = self.src.segment, self.operand
+        add, mul = _BINARY[ast.Add], _BINARY[ast.Mult]
         if isinstance(node.op, ast.FloorDiv) and isinstance(node.left, (ast.Name, ast.Attribute, ast.Subscript)):
-            self.add("index-shift", node, f"({seg(node.left)} - 1) // {seg(node.right)}",
+            self.add("index-shift", node, f"({seg(node.left)} - 1) // {operand(node.right, mul + 1)}",
                      f"{seg(node.left)} // ... -> ({seg(node.left)} - 1) // ...")
         if (isinstance(node.op, ast.Add) and isinstance(node.left, ast.BinOp)
                 and isinstance(node.left.op, ast.Add)):
-            a, b, c = seg(node.left.left), seg(node.left.right), seg(node.right)
+            a, b, c = operand(node.left.left, add), operand(node.left.right, add), operand(node.right, add + 1)
             self.add("reassociate", node, f"{a} + ({b} + {c})", "(a + b) + c -> a + (b + c)")
         if (isinstance(node.op, ast.Mult) and isinstance(node.left, ast.BinOp)
                 and isinstance(node.left.op, ast.Mult)):
-            a, b, c = seg(node.left.left), seg(node.left.right), seg(node.right)
+            a, b, c = operand(node.left.left, mul), operand(node.left.right, mul), operand(node.right, mul + 1)
             self.add("reassociate", node, f"{a} * ({b} * {c})", "(a * b) * c -> a * (b * c)")
         if isinstance(node.op, ast.Div) and not isinstance(node.right, ast.Constant):
-            self.add("reassociate", node, f"{seg(node.left)} * (1.0 / {seg(node.right)})",
+            self.add("reassociate", node, f"{operand(node.left, mul)} * (1.0 / {operand(node.right, mul + 1)})",
                      "x / y -> x * (1.0 / y)")
         if isinstance(node.op, ast.Sub) and isinstance(node.right, ast.Call):
             callee = _dotted(node.right.func)
             if callee.split(".")[-1] in ("max", "amax"):
-                self.add("reassociate", node, seg(node.left), f"x - {callee}(...) -> x (no max subtraction)")
+                self.add("reassociate", node, operand(node.left, add), f"x - {callee}(...) -> x (no max subtraction)")
         self.generic_visit(node)
 
     def visit_Slice(self, node: ast.Slice) -> None:
@@ -281,7 +323,7 @@ class _Proposer(ast.NodeVisitor):
         if callee == "range" and node.args:
             end = node.args[1] if len(node.args) >= 2 else node.args[0]
             text = seg(end)
-            self.add("index-shift", end, f"{text} - 1", f"range end {text} -> {text} - 1")
+            self.add("index-shift", end, f"{self.operand(end, _BINARY[ast.Add])} - 1", f"range end {text} -> {text} - 1")
         # rounding: drop a rounding call (argument passes through), or rint/round -> trunc
         if (len(node.args) == 1 and not node.keywords and last
                 and any(part in last.lower() for part in ROUNDING_NAME_PARTS) and not last.startswith("_")
@@ -362,6 +404,77 @@ class _Proposer(ast.NodeVisitor):
         self.generic_visit(node)
 
 
+def _one_line(node: ast.AST) -> str:
+    """``ast.unparse`` on one line (a statement's indented body joined with spaces)."""
+    return " ".join(part.strip() for part in ast.unparse(node).splitlines())
+
+
+def _same(old: object, new: object) -> bool:
+    if isinstance(old, ast.AST) and isinstance(new, ast.AST):
+        return ast.dump(old) == ast.dump(new)
+    if isinstance(old, list) and isinstance(new, list):
+        return len(old) == len(new) and all(_same(x, y) for x, y in zip(old, new, strict=True))
+    return old == new
+
+
+def _code(old: object, new: object) -> bool:
+    """Both an expression or a statement (or both a comprehension's ``for`` or a keyword argument): a
+    difference inside is read there; one in an operator token or a name field is shown with the
+    expression around it."""
+    return (isinstance(old, (ast.expr, ast.stmt)) and isinstance(new, (ast.expr, ast.stmt))) or (
+        type(old) is type(new) and isinstance(old, (ast.comprehension, ast.keyword)))
+
+
+def _changed(before: ast.AST, after: ast.AST) -> tuple[str, str]:
+    """The smallest expression or statement(s) where two ASTs differ, unparsed: what a mutant really
+    changed, read from the code the generator emitted, never from what the operator meant to do."""
+    while True:
+        if type(before) is type(after):
+            fields: list[tuple[Any, Any]] = [(getattr(before, f, None), getattr(after, f, None)) for f in before._fields]
+            differing = [(old, new) for old, new in fields if not _same(old, new)]
+            if len(differing) == 1:
+                old, new = differing[0]
+                if isinstance(old, list) and isinstance(new, list):
+                    if (old or new) and all(isinstance(x, ast.stmt) for x in (*old, *new)):
+                        return _changed_statements(old, new)
+                    pairs = ([(x, y) for x, y in zip(old, new, strict=True) if not _same(x, y)]
+                             if len(old) == len(new) else [])
+                    if len(pairs) == 1 and _code(*pairs[0]):
+                        before, after = pairs[0]
+                        continue
+                elif _code(old, new):
+                    before, after = old, new
+                    continue
+        return _one_line(before), _one_line(after)
+
+
+def _changed_statements(old: list[ast.stmt], new: list[ast.stmt]) -> tuple[str, str]:
+    """Two statement lists that differ: the differing run between their common head and tail (with
+    the next statement when one side is empty, so an inserted statement reads ``X -> NEW; X``)."""
+    dumps_old, dumps_new = [ast.dump(x) for x in old], [ast.dump(x) for x in new]
+    head = 0
+    while head < min(len(old), len(new)) and dumps_old[head] == dumps_new[head]:
+        head += 1
+    tail = 0
+    while (tail < min(len(old), len(new)) - head and dumps_old[len(old) - 1 - tail] == dumps_new[len(new) - 1 - tail]):
+        tail += 1
+    a, b = old[head: len(old) - tail], new[head: len(new) - tail]
+    if len(a) == len(b) == 1:
+        return _changed(a[0], b[0])
+    if not a or not b:  # an insertion or a deletion: show the statement it sits before
+        after = len(old) - tail
+        if after < len(old):
+            a, b = [*a, old[after]], [*b, new[len(new) - tail]]
+    return "; ".join(_one_line(x) for x in a) or "(nothing)", "; ".join(_one_line(x) for x in b) or "(nothing)"
+
+
+def describe(original: str, mutated: str) -> str:
+    """``OLD -> NEW``: the smallest part of the module that the mutant changed, both sides unparsed
+    from the ASTs of the original and the mutated module."""
+    old, new = _changed(ast.parse(original), ast.parse(mutated))
+    return f"{old} -> {new}"
+
+
 def _bf16_name(tree: ast.Module) -> str | None:
     """A module-level name bound to the bf16 dtype by an import (``BF16``, ``bfloat16``)."""
     for node in tree.body:
@@ -416,7 +529,7 @@ def mutants_of_source(text: str, path: str, *, operators: Iterable[str] = OPERAT
         mutants.append(CodeMutant(
             ident=f"{path}:{edit.line}:{edit.col}:{edit.operator}:{variant}",
             path=path, line=edit.line, statement_line=edit.statement_line, function=function, operator=edit.operator,
-            description=edit.description,
+            description=describe(text, mutated), intent=edit.intent,
             original=source.data[edit.start : edit.end].decode("utf-8"),
             replacement=edit.text, diff=diff))
     return mutants

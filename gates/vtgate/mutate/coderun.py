@@ -17,13 +17,21 @@ artifact's cache there (``VT_CACHE_DIR = "{root}/.vt-cache"``) so a mutated gene
 coverage sees the code that only runs on a cache miss, and no mutant writes into the user's cache.
 
 Equivalents a person has confirmed live in a ledger (``[mutate.code] equivalents``, default
-``goldens/mutations/equivalent.toml``), keyed by the mutant's diff digest, with a reason; they are never
-counted again. Verdicts are cached in the repository's git folder (``.git/vtgate/code-mutants/``) keyed by everything that
-decides them: the mutated tree's hash, the diff, the suite and golden files, the interpreter, NumPy's
-version and the ambient knobs; a rerun on an unchanged tree evaluates nothing."""
+``goldens/mutations/equivalent.toml``), keyed by the mutant's ledger key, with a reason. A ledger entry
+is a claim the machine checks on every run: its mutant is judged like any other (a gate that kills it
+refutes the entry: killed), and one no gate kills gets the differential check
+(``vtgate.mutate.equivalence``: its function against the original on seeded inputs). A difference
+refutes it (``ledger-refuted``, with the witness input); no difference verifies it (``equivalent``);
+no evidence at all leaves it ``ledger-unverified``. The score is given both ways: with the ledger
+trusted (every entry no gate killed is left out) and with it verified (only verified entries are left
+out); ``--min-score`` gates on the verified one. Verdicts are cached in the repository's git folder (``.git/vtgate/code-mutants/``) keyed by everything that
+decides them: the mutated tree's hash, the diff, the suite and golden files, the interpreter, the dependency versions the
+probe interpreter sees (``[mutate.code] dependencies``, default NumPy and ml_dtypes, and Python's), and the
+ambient knobs; a rerun on an unchanged tree evaluates nothing."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -38,13 +46,14 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from vtgate.errors import SuiteError
 from vtgate.exitcodes import ExitCode
 from vtgate.kinds import get_kind
 from vtgate.mutate.codemutants import OPERATORS, CodeMutant, ScopeError, generate, sample
 from vtgate.mutate.copies import PatchError, Scratch
+from vtgate.mutate.equivalence import REPLAY_SECONDS, Evidence, Target, differential_check
 from vtgate.mutate.judgecopy import (
     DEFAULT_LEDGER,
     ROOT_PLACEHOLDER,
@@ -59,6 +68,7 @@ from vtgate.run.execute import (
     AmbientEnv,
     ProbeKey,
     Progress,
+    interpreter,
     probe_environment,
 )
 from vtgate.run.executor import ExecutorSettings
@@ -73,9 +83,47 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 KILLED: frozenset[str] = frozenset({"killed", "killed-by-crash", "killed-by-timeout"})
-CACHE_VERSION = 1
+UNPROVEN: frozenset[str] = frozenset({"ledger-refuted", "ledger-unverified"})  # ledger entries the check did not verify
+CACHE_VERSION = 2
 CODE_KEYS = frozenset({"paths", "exclude", "include_functions", "exclude_functions", "operators", "equivalents",
-                       "env"})
+                       "env", "dependencies"})
+DEPENDENCIES: tuple[str, ...] = ("numpy", "ml_dtypes")  # whose versions decide a verdict, with Python's
+LEDGER_INPUTS = 48  # the differential check's inputs per ledger entry (--equivalence N overrides)
+LEDGER_REPLAY_SECONDS = 10.0  # and its time budget per replay (every recorded call runs first)
+STATUSES: tuple[str, ...] = ("killed", "killed-by-crash", "killed-by-timeout", "survived", "possibly-equivalent",
+                             "equivalent", "ledger-refuted", "ledger-unverified", "error")
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    """One ``[[equivalent]]`` of the ledger: a person's claim that a mutant changes no output."""
+
+    digest: str
+    ident: str
+    reason: str
+    confirmed_under: Mapping[str, str] | None  # the versions it was confirmed under (None: not recorded)
+
+
+@dataclass(frozen=True)
+class LedgerCheck:
+    """What this run found of a ledger entry: ``verified`` (no gate killed it and the differential
+    check found no difference), ``refuted`` (a gate killed it, or the check found a difference:
+    ``refuted_by`` names which) or ``unverified`` (no gate killed it, the check had no evidence)."""
+
+    reason: str
+    verdict: Literal["verified", "refuted", "unverified"]
+    refuted_by: str | None
+    evidence: str
+    confirmed_under: Mapping[str, str] | None
+    versions_note: str | None  # when the entry was confirmed under other versions than this run's
+
+    def to_json(self) -> dict[str, Any]:
+        return {"reason": self.reason, "verdict": self.verdict, "refuted_by": self.refuted_by,
+                "evidence": self.evidence,
+                "confirmed_under": dict(self.confirmed_under) if self.confirmed_under is not None else None,
+                "versions_note": self.versions_note}
+
+
 @dataclass(frozen=True)
 class MutantVerdict:
     mutant: CodeMutant
@@ -86,14 +134,15 @@ class MutantVerdict:
     seconds: float
     cached: bool = False
     judged_by: str = ""  # on a Dask cluster: the worker that judged it (host, name, address)
+    ledger: LedgerCheck | None = None  # a ledger entry's mutant: what this run found of the entry
 
     def to_json(self) -> dict[str, Any]:
         m = self.mutant
         return {"id": m.ident, "digest": m.digest, "ledger_key": m.ledger_key, "file": m.path, "line": m.line, "function": m.function,
-                "operator": m.operator, "description": m.description, "status": self.status,
+                "operator": m.operator, "description": m.description, "intent": m.intent, "status": self.status,
                 "killed_by": self.killed_by, "gates_run": list(self.gates_run), "detail": self.detail,
                 "seconds": round(self.seconds, 3), "cached": self.cached, "judged_by": self.judged_by or None,
-                "diff": m.diff}
+                "ledger": self.ledger.to_json() if self.ledger is not None else None, "diff": m.diff}
 
 
 @dataclass
@@ -110,6 +159,10 @@ class CodeReport:
     evaluated: int = 0
     by_status: dict[str, int] = field(default_factory=dict)
     ledger_unmatched: list[dict[str, str]] = field(default_factory=list)  # entries no generated mutant has
+    versions: dict[str, str] = field(default_factory=dict)  # the dependency versions the probes see
+    ledger_inputs: int = LEDGER_INPUTS
+    ledger_replay_seconds: float = LEDGER_REPLAY_SECONDS
+    differential_evaluated: int = 0  # differential checks run now (the rest came from the cache)
 
     def count(self, *statuses: str) -> int:
         return sum(1 for v in self.verdicts if v.status in statuses)
@@ -120,6 +173,12 @@ class CodeReport:
 
     @property
     def non_equivalent(self) -> int:
+        """With the ledger trusted: every entry no gate killed is left out."""
+        return len(self.verdicts) - self.count("equivalent", "error", *UNPROVEN)
+
+    @property
+    def non_equivalent_verified(self) -> int:
+        """With the ledger verified: only entries the differential check verified are left out."""
         return len(self.verdicts) - self.count("equivalent", "error")
 
     @property
@@ -127,36 +186,57 @@ class CodeReport:
         return self.killed / self.non_equivalent if self.non_equivalent else None
 
     @property
+    def score_verified(self) -> float | None:
+        return self.killed / self.non_equivalent_verified if self.non_equivalent_verified else None
+
+    def ledger_counts(self) -> dict[str, int]:
+        """The ledger entries among the judged mutants, by what this run found of them."""
+        checks = [v for v in self.verdicts if v.ledger is not None]
+        return {"entries": len(checks),
+                "verified": sum(1 for v in checks if v.ledger is not None and v.ledger.verdict == "verified"),
+                "refuted_by_gate": sum(1 for v in checks if v.status in KILLED),
+                "refuted_by_difference": sum(1 for v in checks if v.status == "ledger-refuted"),
+                "unverified": sum(1 for v in checks if v.status == "ledger-unverified"),
+                "other_versions": sum(1 for v in checks if v.ledger is not None and v.ledger.versions_note)}
+
+    @property
     def exit_code(self) -> ExitCode:
         if not self.verdicts:
             return ExitCode.NOTHING
         if self.count("error"):
             return ExitCode.INTERNAL
-        score = self.score
+        score = self.score_verified
         return ExitCode.OK if score is None or score >= self.min_score else ExitCode.RED
 
     def table(self, attribute: str) -> dict[str, dict[str, int]]:
-        """Per file or per operator: mutants, killed, survived, possibly equivalent, equivalent."""
+        """Per file or per operator: mutants, killed, survived, possibly equivalent, equivalent, and the
+        ledger entries refuted or unverified."""
         rows: dict[str, dict[str, int]] = {}
         for verdict in self.verdicts:
             key = getattr(verdict.mutant, attribute)
             row = rows.setdefault(key, {"mutants": 0, "killed": 0, "survived": 0, "possibly-equivalent": 0,
-                                        "equivalent": 0, "error": 0})
+                                        "equivalent": 0, "ledger-refuted": 0, "ledger-unverified": 0,
+                                        "error": 0})
             row["mutants"] += 1
             status = "killed" if verdict.status in KILLED else verdict.status
             row[status] += 1
         return dict(sorted(rows.items()))
 
     def to_json(self) -> dict[str, Any]:
-        score = self.score
+        score, verified = self.score, self.score_verified
         return {"schema": 1, "kind": "code", "ok": self.exit_code == ExitCode.OK, "min_score": self.min_score,
                 "generated": self.generated,
                 "sampled": len(self.verdicts), "budget": self.budget, "seed": self.seed,
                 "killed": self.killed, "non_equivalent": self.non_equivalent,
                 "score": None if score is None else round(score, 4),
-                "counts": {s: self.count(s) for s in ("killed", "killed-by-crash", "killed-by-timeout", "survived",
-                                                      "possibly-equivalent", "equivalent", "error")},
+                "non_equivalent_verified": self.non_equivalent_verified,
+                "score_verified": None if verified is None else round(verified, 4),
+                "counts": {s: self.count(s) for s in STATUSES},
                 "baseline_red": list(self.baseline_red), "ledger": self.ledger,
+                "ledger_check": {**self.ledger_counts(), "inputs": self.ledger_inputs, "seed": self.seed,
+                                 "replay_seconds": self.ledger_replay_seconds,
+                                 "evaluated": self.differential_evaluated},
+                "versions": dict(self.versions),
                 "ledger_unmatched": self.ledger_unmatched, "evaluated": self.evaluated,
                 "by_operator": self.table("operator"), "by_file": self.table("path"),
                 "mutants": [v.to_json() for v in self.verdicts], "seconds": round(self.seconds, 3)}
@@ -187,7 +267,7 @@ def load_scope(suite: Suite) -> CodeScope:
     if table is None:
         if not suite.settings.source_tree:
             raise SuiteError(f"{suite.path}: code mutants need [mutate.code] paths = [...] or [suite] source_tree")
-        return CodeScope(paths=(suite.settings.source_tree,))
+        return CodeScope(paths=(suite.settings.source_tree,), dependencies=DEPENDENCIES)
     if not isinstance(table, Mapping):
         raise SuiteError(f"{where} must be a table")
     unknown = sorted(set(table) - CODE_KEYS)
@@ -208,7 +288,8 @@ def load_scope(suite: Suite) -> CodeScope:
     if not isinstance(env, Mapping) or not all(isinstance(v, str) for v in env.values()):
         raise SuiteError(f"{where}: 'env' must be a table of strings, e.g. env = {{ ENGINE_CACHE = \"{{root}}/.cache\" }}")
     return CodeScope(paths, _strings(table, "exclude", where), _strings(table, "include_functions", where),
-                     _strings(table, "exclude_functions", where), operators, equivalents, dict(env))
+                     _strings(table, "exclude_functions", where), operators, equivalents, dict(env),
+                     _strings(table, "dependencies", where, DEPENDENCIES))
 
 
 def unmatched_ledger_entries(path: Path, mutants: Sequence[CodeMutant]) -> list[dict[str, str]]:
@@ -223,14 +304,15 @@ def unmatched_ledger_entries(path: Path, mutants: Sequence[CodeMutant]) -> list[
             if isinstance(entry, Mapping) and entry.get("digest") not in known]
 
 
-def load_ledger(path: Path) -> dict[str, str]:
-    """Confirmed equivalents: diff digest -> reason. ``[[equivalent]] digest = "...", id = "...",
-    reason = "..."``; an entry without a reason is an error (an equivalence is a claim a person makes)."""
+def load_ledger(path: Path) -> dict[str, LedgerEntry]:
+    """Ledger entries by digest. ``[[equivalent]] digest = "...", id = "...", reason = "..."``, and
+    optionally ``confirmed_under = { python = "3.11.7", numpy = "2.1.3", ml_dtypes = "0.5.1" }``; an
+    entry without a reason is an error (an equivalence is a claim a person makes)."""
     if not path.is_file():
         return {}
     data = _read_toml(path)
     entries = data.get("equivalent", [])
-    ledger: dict[str, str] = {}
+    ledger: dict[str, LedgerEntry] = {}
     for index, entry in enumerate(entries):
         if not isinstance(entry, Mapping) or not isinstance(entry.get("digest"), str):
             raise SuiteError(f"{path}: [[equivalent]] #{index + 1} needs digest = \"...\" (from the report)")
@@ -238,8 +320,58 @@ def load_ledger(path: Path) -> dict[str, str]:
         if not isinstance(reason, str) or not reason.strip():
             raise SuiteError(f"{path}: [[equivalent]] {entry['digest']} has no reason; say why the mutant cannot "
                              "change any output")
-        ledger[entry["digest"]] = reason.strip()
+        confirmed = entry.get("confirmed_under")
+        if confirmed is not None and (not isinstance(confirmed, Mapping)
+                                      or not all(isinstance(v, str) for v in confirmed.values())):
+            raise SuiteError(f"{path}: [[equivalent]] {entry['digest']}: confirmed_under must be a table of version "
+                             'strings, e.g. confirmed_under = { python = "3.11.7", numpy = "2.1.3" }')
+        ledger[entry["digest"]] = LedgerEntry(entry["digest"], str(entry.get("id", "")), reason.strip(),
+                                              dict(confirmed) if confirmed is not None else None)
     return ledger
+
+
+VERSIONS_SCRIPT = """
+import importlib.metadata, json, platform, sys
+found = {"python": platform.python_version()}
+for name in json.loads(sys.argv[1]):
+    try:
+        found[name] = importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        found[name] = "absent"
+print(json.dumps(found))
+"""
+
+
+def dependency_versions(suite: Suite, root: Path, packages: Sequence[str], timeout: float = 60.0) -> dict[str, str]:
+    """The versions of ``packages`` (and Python's) that the probe interpreter sees, with the suite's
+    pythonpath: asked of that interpreter, so a probe venv other than vtgate's is what is recorded."""
+    env = dict(os.environ)
+    entries = [str(root / entry) for entry in suite.settings.pythonpath]
+    if env.get("PYTHONPATH"):
+        entries.append(env["PYTHONPATH"])
+    if entries:
+        env["PYTHONPATH"] = os.pathsep.join(entries)
+    argv = [interpreter(suite.settings), "-c", VERSIONS_SCRIPT, json.dumps(list(packages))]
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=root, timeout=timeout, check=False)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise SuiteError(f"the probe interpreter {argv[0]} could not report its dependency versions: {error}") from None
+    try:
+        versions = json.loads(done.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        raise SuiteError(f"the probe interpreter {argv[0]} could not report its dependency versions: "
+                         f"{(done.stderr.strip().splitlines() or ['no output'])[-1]}") from None
+    return {str(k): str(v) for k, v in versions.items()}
+
+
+def versions_note(confirmed: Mapping[str, str] | None, versions: Mapping[str, str]) -> str | None:
+    """How this run's versions (Python's and the dependencies') differ from the ones an entry was
+    confirmed under (None: the same)."""
+    if confirmed is None:
+        return "the ledger records no versions for this entry"
+    differ = [f"{name} {confirmed.get(name, 'not recorded')} (this run {version})"
+              for name, version in sorted(versions.items()) if confirmed.get(name) != version]
+    return f"confirmed under other versions: {', '.join(differ)}" if differ else None
 
 
 def _file_digest(path: Path) -> str:
@@ -268,9 +400,10 @@ def _interpreter_identity(python: str | None) -> dict[str, Any]:
         return {"path": str(path), "missing": True}
 
 
-def judge_identity(ambient: Mapping[str, str], isolate: bool, python: str | None = None) -> str:
-    """The judge outside the tree: interpreters (vtgate's and the probes'), NumPy, vtgate, the ambient
-    knobs and the isolation."""
+def judge_identity(ambient: Mapping[str, str], isolate: bool, python: str | None = None,
+                   versions: Mapping[str, str] | None = None) -> str:
+    """The judge outside the tree: interpreters (vtgate's and the probes'), NumPy, vtgate, the
+    dependency versions the probes see, the ambient knobs and the isolation."""
     try:
         import numpy
 
@@ -281,7 +414,7 @@ def judge_identity(ambient: Mapping[str, str], isolate: bool, python: str | None
 
     parts = {"python": sys.version, "implementation": platform.python_implementation(), "numpy": numpy_version,
              "vtgate": __version__, "ambient": dict(sorted(ambient.items())), "isolate": isolate,
-             "probe_interpreter": _interpreter_identity(python)}
+             "probe_interpreter": _interpreter_identity(python), "versions": dict(sorted((versions or {}).items()))}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
@@ -434,10 +567,13 @@ def run_code_mutants(
     progress: Progress | None = None,
     say: Callable[[str], None] | None = None,
     executor: ExecutorSettings | None = None,
+    equivalence: int | None = None,
 ) -> CodeReport:
     """Generate, sample and judge code mutants (see the module docstring). Raises SuiteError for a bad
     scope or ledger (exit 2). ``executor``: judge the mutants on a Dask cluster (docs/distributed.md;
-    None or local: this machine); the baseline and coverage stay here."""
+    None or local: this machine); the baseline and coverage stay here. ``equivalence``: the
+    differential check's inputs per mutant, for the ledger's entries (default ``LEDGER_INPUTS``) and,
+    when given, for every possibly-equivalent mutant too."""
     from vtgate.mutate.remotemutants import remote_mutants  # (it imports this module)
 
     started = time.perf_counter()
@@ -456,9 +592,12 @@ def run_code_mutants(
     specs = select_gates(suite, list(select) if select else None, keyword)
     report = CodeReport(suite, len(mutants), [], (), 0.0, budget, seed, str(ledger_path), min_score)
     report.ledger_unmatched = unmatched_ledger_entries(ledger_path, mutants)
+    report.ledger_inputs = equivalence or LEDGER_INPUTS
     if not specs or not chosen:
         report.seconds = time.perf_counter() - started
         return report
+    versions = dependency_versions(suite, root_path, scope.dependencies)
+    report.versions = versions
     pins = resolve_pins(specs, suite)
     cache_dir = cache_folder(root_path) if use_cache else None
     cache = VerdictCache(cache_dir)
@@ -488,16 +627,29 @@ def run_code_mutants(
         green = [s for s in specs if baseline[s.name].status == "green"]
         report.baseline_red = tuple(s.name for s in specs if baseline[s.name].status != "green")
         green.sort(key=lambda s: baseline[s.name].seconds)  # cheapest gate first: most kills cost one run
-        judge = judge_identity(shared.ambient.values, shared.ambient.isolated, suite.settings.python)
+        judge = judge_identity(shared.ambient.values, shared.ambient.isolated, suite.settings.python, versions)
         reach: Coverage = {s.name: measured[s.name] if measured is not None else None for s in green}
         evaluated = 0
         lock = threading.Lock()
 
         def one(mutant: CodeMutant, scratch: Scratch) -> MutantVerdict:
+            """A mutant's verdict; a ledger entry's mutant is judged the same way (the entry is a claim
+            to check, never a reason to skip it), and a gate that kills it refutes the entry."""
+            verdict = gate_verdict(mutant, scratch)
+            entry = ledger.get(mutant.ledger_key) or ledger.get(mutant.digest)
+            if entry is None or verdict.status == "error":
+                return verdict
+            note = versions_note(entry.confirmed_under, versions)
+            if verdict.status in KILLED:
+                refuted = LedgerCheck(entry.reason, "refuted", verdict.killed_by, verdict.detail, entry.confirmed_under,
+                                      note)
+                return dataclasses.replace(verdict, ledger=refuted)
+            # no gate killed it: the differential check decides, once every mutant is judged
+            return dataclasses.replace(verdict, ledger=LedgerCheck(entry.reason, "unverified", None, "",
+                                                                   entry.confirmed_under, note))
+
+        def gate_verdict(mutant: CodeMutant, scratch: Scratch) -> MutantVerdict:
             nonlocal evaluated
-            reason = ledger.get(mutant.ledger_key) or ledger.get(mutant.digest)
-            if reason is not None:
-                return MutantVerdict(mutant, "equivalent", (), None, reason, 0.0)
             t0 = time.perf_counter()
             patch = Path(scratch.path or tempfile.gettempdir()) / f"{mutant.digest}.patch"
             patch.write_text(mutant.diff, encoding="utf-8")
@@ -571,5 +723,108 @@ def run_code_mutants(
                 shared.children.kill_all()
                 raise
         report.evaluated = evaluated
+    context = _EvidenceContext(suite, scope, root_path, cache, [CACHE_VERSION, tree_identity(root_path, suite, scope),
+                                                                sorted(scope.env.items()), oracle, judge, seed],
+                               seed, max(1, shared.jobs), tell)
+    check_ledger(report, context, inputs=report.ledger_inputs, replay_seconds=report.ledger_replay_seconds)
+    if equivalence:
+        check_possibly_equivalent(report, context, inputs=equivalence)
     report.seconds = time.perf_counter() - started
     return report
+
+
+@dataclass(frozen=True)
+class _EvidenceContext:
+    """What the differential check of a run needs, and what its cached evidence is keyed by (the
+    tree, ``env``, the suite and goldens, the judge with its dependency versions, the seed)."""
+
+    suite: Suite
+    scope: CodeScope
+    root: Path
+    cache: VerdictCache
+    key_parts: list[Any]
+    seed: int
+    jobs: int
+    tell: Callable[[str], None]
+
+
+def _evidence(report: CodeReport, verdicts: Sequence[MutantVerdict], context: _EvidenceContext, *, inputs: int,
+              replay_seconds: float) -> dict[str, Evidence]:
+    """The differential check of each verdict's mutant, by digest: from the cache when the same mutant,
+    tree, suite, judge, dependency versions, seed and budget were checked before."""
+    def key(verdict: MutantVerdict) -> str:
+        parts = [*context.key_parts, "differential", verdict.mutant.diff, list(verdict.gates_run), inputs,
+                 replay_seconds]
+        return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+
+    found: dict[str, Evidence] = {}
+    todo: list[Target] = []
+    for verdict in verdicts:
+        hit = context.cache.get(key(verdict))
+        if hit is not None and hit.get("kind") == "differential":
+            found[verdict.mutant.digest] = Evidence(bool(hit["differs"]), int(hit["inputs"]), int(hit["calls"]),
+                                                    str(hit["detail"]))
+        else:
+            todo.append(Target(verdict.mutant, verdict.gates_run))
+    report.differential_evaluated += len(todo)
+    if todo:
+        fresh = differential_check(todo, context.suite, context.scope, context.root, inputs=inputs, seed=context.seed,
+                                   jobs=context.jobs, say=context.tell, replay_seconds=replay_seconds)
+        by_digest = {v.mutant.digest: v for v in verdicts}
+        for digest, evidence in fresh.items():
+            found[digest] = evidence
+            context.cache.put(key(by_digest[digest]), {"kind": "differential", "differs": evidence.differs,
+                                                       "inputs": evidence.inputs, "calls": evidence.calls,
+                                                       "detail": evidence.detail})
+    return found
+
+
+def check_ledger(report: CodeReport, context: _EvidenceContext, *, inputs: int, replay_seconds: float) -> None:
+    """Every ledger entry no gate killed gets the differential check: a difference refutes it
+    (``ledger-refuted``, the witness in its detail), no difference over some inputs verifies it
+    (``equivalent``), no evidence at all leaves it ``ledger-unverified``."""
+    pending = [v for v in report.verdicts if v.ledger is not None and v.status not in KILLED and v.status != "error"]
+    if not pending:
+        return
+    context.tell(f"ledger: {len(pending)} entries no gate killed; the differential check, {inputs} inputs each "
+                 f"(seed {context.seed})")
+    evidence = _evidence(report, pending, context, inputs=inputs, replay_seconds=replay_seconds)
+    wanted = {id(v) for v in pending}
+    for index, verdict in enumerate(report.verdicts):
+        check = verdict.ledger
+        if check is None or id(verdict) not in wanted:
+            continue
+        found = evidence.get(verdict.mutant.digest, Evidence(False, 0, 0, "no differential evidence"))
+        if found.differs:
+            report.verdicts[index] = dataclasses.replace(
+                verdict, status="ledger-refuted",
+                detail=f"the ledger says equivalent, but {found.detail}",
+                ledger=dataclasses.replace(check, verdict="refuted", refuted_by="the differential check",
+                                           evidence=found.detail))
+        elif found.inputs > 0:
+            report.verdicts[index] = dataclasses.replace(
+                verdict, status="equivalent", detail=check.reason,
+                ledger=dataclasses.replace(check, verdict="verified", evidence=found.detail))
+        else:
+            report.verdicts[index] = dataclasses.replace(
+                verdict, status="ledger-unverified", detail=f"no gate killed it, and {found.detail}",
+                ledger=dataclasses.replace(check, evidence=found.detail))
+
+
+def check_possibly_equivalent(report: CodeReport, context: _EvidenceContext, *, inputs: int) -> None:
+    """``--equivalence N``: a possibly-equivalent mutant that differs becomes a survivor (with the
+    input); the others keep their status and carry the evidence in their detail."""
+    pending = [v for v in report.verdicts if v.ledger is None and v.status == "possibly-equivalent"]
+    if not pending:
+        return
+    evidence = _evidence(report, pending, context, inputs=inputs, replay_seconds=REPLAY_SECONDS)
+    wanted = {id(v) for v in pending}
+    for index, verdict in enumerate(report.verdicts):
+        found = evidence.get(verdict.mutant.digest)
+        if found is None or id(verdict) not in wanted:
+            continue
+        if found.differs:
+            report.verdicts[index] = dataclasses.replace(verdict, status="survived",
+                                                         detail=f"no probe observation changed, but {found.detail}")
+        else:
+            report.verdicts[index] = dataclasses.replace(verdict, detail=f"{verdict.detail}; {found.detail}")

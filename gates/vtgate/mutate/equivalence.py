@@ -14,12 +14,13 @@ writes and ``self``'s state count), or the exception raised.
 
 A mutant whose outcome differs on some input is *not* equivalent: it becomes a survivor, with the
 input that shows it. One with no difference over N inputs stays possibly equivalent, with that
-evidence in its detail; a person still confirms it in the ledger, with a reason. Outcomes the
-original itself does not repeat (a clock, a thread race) are not compared."""
+evidence in its detail; a person still confirms it in the ledger, with a reason. Every ledger entry
+that no gate kills is checked here on every run (``vtgate.mutate.coderun.check_ledger``): a
+difference refutes it, no difference over its inputs verifies it. Outcomes the original itself does
+not repeat (a clock, a thread race) are not compared."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import shutil
@@ -33,7 +34,6 @@ from typing import Any
 
 from vtgate.kinds import get_kind
 from vtgate.mutate.codemutants import CodeMutant
-from vtgate.mutate.coderun import CodeReport, MutantVerdict, load_scope
 from vtgate.mutate.copies import PatchError, Scratch
 from vtgate.mutate.judgecopy import CodeScope
 from vtgate.run.execute import ProbeKey, probe_environment
@@ -43,6 +43,14 @@ from vtgate.suite.records import Suite
 ENTRY = "vtgate.mutate.equivalence_entry"
 MAX_CAPTURES_PER_FUNCTION = 3  # probe runs whose recorded calls a function's inputs are drawn from
 REPLAY_SECONDS = 30.0  # a replay stops starting inputs after this long (every recorded call runs first)
+
+
+@dataclass(frozen=True)
+class Target:
+    """A mutant to test, with the gates that ran on it (their probes' calls are its inputs)."""
+
+    mutant: CodeMutant
+    gates_run: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -137,15 +145,15 @@ def compare(original: dict[str, Any], mutated: dict[str, Any], sources: dict[str
                     f"{original.get('function')} and seeded random variants, compared bit for bit)")
 
 
-def differential_check(report: CodeReport, suite: Suite, root: Path, *, inputs: int, seed: int = 0,
-                       jobs: int = 1, say: Callable[[str], None] | None = None) -> dict[str, Evidence]:
-    """Evidence for every possibly-equivalent mutant of the report, by mutant digest."""
+def differential_check(targets: Sequence[Target], suite: Suite, scope: CodeScope, root: Path, *, inputs: int,
+                       seed: int = 0, jobs: int = 1, say: Callable[[str], None] | None = None,
+                       replay_seconds: float = REPLAY_SECONDS) -> dict[str, Evidence]:
+    """Evidence for every target, by mutant digest. ``replay_seconds``: a replay starts no new input
+    after this long (every recorded call runs first)."""
     tell = say or (lambda message: None)
-    scope: CodeScope = load_scope(suite)
     pythonpath = suite.settings.pythonpath
-    targets = [v for v in report.verdicts if v.status == "possibly-equivalent"]
     evidence: dict[str, Evidence] = {}
-    functions: dict[tuple[str, str], list[MutantVerdict]] = {}
+    functions: dict[tuple[str, str], list[Target]] = {}
     for verdict in targets:
         key = _target_key(verdict.mutant, pythonpath)
         if key is None:
@@ -176,18 +184,19 @@ def differential_check(report: CodeReport, suite: Suite, root: Path, *, inputs: 
     timeout = max((spec.timeout for spec in suite.gates), default=120.0) * 3
     children = ChildProcesses()
     try:
-        return _differential(report, suite, root, scope, functions, names, probe_keys, evidence, children,
-                             inputs=inputs, seed=seed, jobs=jobs, timeout=timeout, tell=tell)
+        return _differential(targets, suite, root, scope, functions, names, probe_keys, evidence, children,
+                             inputs=inputs, seed=seed, jobs=jobs, timeout=timeout, tell=tell,
+                             replay_seconds=replay_seconds)
     except BaseException:  # Ctrl-C, SIGTERM: no capture or replay left running
         children.kill_all()
         raise
 
 
-def _differential(report: CodeReport, suite: Suite, root: Path, scope: CodeScope,
-                  functions: dict[tuple[str, str], list[MutantVerdict]], names: dict[str, tuple[str, str]],
+def _differential(targets: Sequence[Target], suite: Suite, root: Path, scope: CodeScope,
+                  functions: dict[tuple[str, str], list[Target]], names: dict[str, tuple[str, str]],
                   probe_keys: dict[ProbeKey, set[str]], evidence: dict[str, Evidence], children: ChildProcesses, *,
-                  inputs: int, seed: int, jobs: int, timeout: float, tell: Callable[[str], None]) -> dict[str, Evidence]:
-    targets = [v for v in report.verdicts if v.status == "possibly-equivalent"]
+                  inputs: int, seed: int, jobs: int, timeout: float, tell: Callable[[str], None],
+                  replay_seconds: float) -> dict[str, Evidence]:
     pythonpath = suite.settings.pythonpath
     with tempfile.TemporaryDirectory(prefix="vtgate-equivalence-") as folder_name, Scratch() as scratch:
         folder = Path(folder_name)
@@ -225,7 +234,7 @@ def _differential(report: CodeReport, suite: Suite, root: Path, scope: CodeScope
             env = _entry_env(probe_environment(first_key[name], tree, suite.settings))
             env.update(scope.env_for(tree))
             argv = [sys.executable, "-m", ENTRY, "replay", "--module", module, "--qualname", qualname, "--key", name,
-                    "--inputs", str(inputs), "--seed", str(seed), "--seconds", str(REPLAY_SECONDS), *captures[name]]
+                    "--inputs", str(inputs), "--seed", str(seed), "--seconds", str(replay_seconds), *captures[name]]
             return _run(children, argv, tree, env, timeout)
 
         originals: dict[str, dict[str, Any] | None] = {}
@@ -234,7 +243,7 @@ def _differential(report: CodeReport, suite: Suite, root: Path, scope: CodeScope
             for name, result in zip(list(captures), pool.map(lambda n: replay(root, n), list(captures)), strict=True):
                 originals[name] = result
 
-        def judge(verdict: MutantVerdict) -> tuple[str, Evidence]:
+        def judge(verdict: Target) -> tuple[str, Evidence]:
             mutant = verdict.mutant
             key = _target_key(mutant, pythonpath)
             name = f"{key[0]}:{key[1]}" if key else ""
@@ -269,17 +278,3 @@ def _differential(report: CodeReport, suite: Suite, root: Path, scope: CodeScope
             for digest, found in pool.map(judge, pending):
                 evidence[digest] = found
     return evidence
-
-
-def apply_evidence(report: CodeReport, evidence: dict[str, Evidence]) -> None:
-    """A mutant that differs becomes a survivor (with the input); the others keep their status and
-    carry the evidence in their detail."""
-    for index, verdict in enumerate(report.verdicts):
-        found = evidence.get(verdict.mutant.digest)
-        if found is None or verdict.status != "possibly-equivalent":
-            continue
-        if found.differs:
-            report.verdicts[index] = dataclasses.replace(verdict, status="survived",
-                                                         detail=f"no probe observation changed, but {found.detail}")
-        else:
-            report.verdicts[index] = dataclasses.replace(verdict, detail=f"{verdict.detail}; {found.detail}")

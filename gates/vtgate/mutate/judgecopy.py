@@ -18,8 +18,11 @@ from vtgate.run.execute import SharedRuns, expected_tree_hash
 from vtgate.suite.records import GateSpec, Suite
 from vtgate.treehash import source_tree_hash
 
+# ledger-refuted: a ledger entry whose mutant the differential check tells apart from the original;
+# ledger-unverified: one that no gate killed and the check could give no evidence for (both survivors
+# in the verified score, excluded in the trusted one); equivalent: a ledger entry the check verified
 Status = Literal["killed", "killed-by-crash", "killed-by-timeout", "survived", "possibly-equivalent",
-                 "equivalent", "error"]
+                 "equivalent", "ledger-refuted", "ledger-unverified", "error"]
 DEFAULT_LEDGER = "goldens/mutations/equivalent.toml"
 ROOT_PLACEHOLDER = "{root}"
 
@@ -35,6 +38,7 @@ class CodeScope:
     operators: tuple[str, ...] = OPERATORS
     equivalents: str = DEFAULT_LEDGER
     env: Mapping[str, str] = field(default_factory=dict)  # for mutant runs; "{root}" = the mutated copy
+    dependencies: tuple[str, ...] = ("numpy", "ml_dtypes")  # packages whose versions decide a verdict
 
     def env_for(self, root: Path) -> dict[str, str]:
         return {name: value.replace(ROOT_PLACEHOLDER, str(root)) for name, value in self.env.items()}

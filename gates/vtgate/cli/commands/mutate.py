@@ -25,7 +25,6 @@ from vtgate.exitcodes import ExitCode
 from vtgate.mutate import ArmsError, PatchError, run_mutate
 from vtgate.mutate.codereport import render_code, write_code_json
 from vtgate.mutate.coderun import run_code_mutants
-from vtgate.mutate.equivalence import apply_evidence, differential_check
 from vtgate.mutate.report import render, write_json_report
 from vtgate.output import console, problem, say
 from vtgate.run.executor import ExecutorError
@@ -59,7 +58,8 @@ def mutate(
                                          "every non-equivalent mutant killed)."),
     equivalence: int = typer.Option(None, "--equivalence", min=1, metavar="N",
                                     help="With --code: test every possibly-equivalent mutant's function against the "
-                                         "original on N recorded and random inputs; one that differs is a survivor."),
+                                         "original on N recorded and random inputs; one that differs is a survivor. "
+                                         "The ledger's entries are always tested (N inputs each, default 48)."),
     executor: str = EXECUTOR_OPTION,
     scheduler: str = SCHEDULER_OPTION,
     resources: list[str] = RESOURCES_OPTION,
@@ -88,12 +88,8 @@ def mutate(
                                                budget=budget, seed=seed, min_score=min_score,
                                                operators=operator or None,
                                                use_cache=not no_cache, isolate_env=isolate_env or None,
-                                               progress=progress, executor=cluster)
-                if equivalence:
-                    evidence = differential_check(code_report, loaded, (root or loaded.root).resolve(),
-                                                  inputs=equivalence, seed=seed, jobs=jobs or 1,
-                                                  say=None if quiet else say)
-                    apply_evidence(code_report, evidence)
+                                               progress=progress, executor=cluster, equivalence=equivalence,
+                                               say=None if quiet else say)
             if not code_report.verdicts:
                 say("nothing to mutate: no gate or no mutant selected")
             else:

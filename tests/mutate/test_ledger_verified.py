@@ -1,0 +1,138 @@
+"""The equivalents ledger is a claim the machine checks on every ``vtgate mutate --code`` run, never a
+reason to skip a mutant: on the mutfake engine (a real git project, real subprocess probes) with three
+planted entries, one that a gate kills is reported refuted and counts as killed; one whose function the
+differential check tells apart from the original becomes a survivor (``ledger-refuted``) with its
+witness input; one with no difference is verified and stays out of the verified score. The verdicts are
+cached, and a changed dependency version re-judges them."""
+
+from __future__ import annotations
+
+import json
+import platform
+import subprocess
+
+import pytest
+from vtgate.mutate.codemutants import generate
+
+pytestmark = pytest.mark.slow  # judges generated mutants with real probe runs: .ci/run runs it with -m slow
+
+# Planted in the project's copy of mutfake: a function every generate() probe calls at 0.8 (12 tokens /
+# 15), where it is the identity, and whose result no probe reports. Its 0.5 nudged differs from the
+# original on any input above 1 (which the differential check's random variants reach); its boundary
+# x > 1.0 -> x >= 1.0 differs on 1.0 alone, which no input is.
+PLANTED = '''
+
+def _half_above_one(x: float) -> float:
+    return x * 0.5 if x > 1.0 else x
+
+
+_generate = generate
+
+
+def generate(prompt: str = "hi", tokens: int = 12) -> dict:
+    _half_above_one(tokens / 15)
+    return _generate(prompt, tokens)
+'''
+
+DEP_METADATA = "Metadata-Version: 2.1\nName: mutfake-dep\nVersion: {version}\n"
+
+
+def code_json(project, *args: str) -> tuple[subprocess.CompletedProcess[str], dict]:
+    done = project.vtgate("mutate", "--code", "--json", "-", "-q", "-j", "2", "-g", "strict-hi", *args)
+    assert done.stdout.strip(), done.stderr
+    return done, json.loads(done.stdout)
+
+
+def _planted(project) -> dict[str, object]:
+    source = project.root / "src" / "mutfake" / "__init__.py"
+    source.write_text(source.read_text() + PLANTED)
+    dep = project.root / "src" / "mutfake_dep-1.0.dist-info"
+    dep.mkdir()
+    (dep / "METADATA").write_text(DEP_METADATA.format(version="1.0"))
+    project.suite_path.write_text(project.suite_path.read_text()
+                                  + '\n[mutate.code]\ndependencies = ["mutfake-dep"]\n')
+    project.commit("a planted function for the ledger, and a dependency whose version the verdicts depend on")
+    mutants = {(m.function, m.description): m for m in generate(project.root, ["src/mutfake"])}
+    killed = mutants[("_stream", "tokens -> tokens - 1")]  # one token fewer: strict-hi goes red
+    nudged = next(m for (function, _), m in mutants.items()
+                  if function == "_half_above_one" and m.intent == "0.5 -> 0.5005 (relative 0.001)")
+    boundary = mutants[("_half_above_one", "x > 1.0 -> x >= 1.0")]
+    ledger = project.root / "goldens" / "mutations" / "equivalent.toml"
+    ledger.parent.mkdir(parents=True, exist_ok=True)
+    ledger.write_text("".join(
+        f'[[equivalent]]\ndigest = "{m.ledger_key}"\nid = "{m.ident}"\nreason = "{why}"\n{extra}\n'
+        for m, why, extra in (
+            (killed, "claimed equivalent, wrongly: the stream loses its last token", ""),
+            (nudged, "claimed equivalent: the probes only call it at 0.8", ""),
+            (boundary, "x is never exactly 1.0 where the engine calls it",
+             f'confirmed_under = {{ python = "{platform.python_version()}", mutfake-dep = "1.0" }}'))))
+    project.commit("a ledger of three claims")
+    return {"killed": killed, "nudged": nudged, "boundary": boundary, "dep": dep}
+
+
+def test_ledger_entries_are_judged_refuted_by_a_gate_or_a_difference_or_verified(blessed) -> None:
+    planted = _planted(blessed)
+    operators = ("--operator", "index-shift", "--operator", "const-nudge", "--operator", "compare-boundary")
+    done, report = code_json(blessed, *operators)
+    by_key = {m["ledger_key"]: m for m in report["mutants"]}
+
+    killed = by_key[planted["killed"].ledger_key]  # type: ignore[attr-defined]
+    assert killed["status"] == "killed" and killed["killed_by"] == "strict-hi"
+    assert killed["ledger"]["verdict"] == "refuted" and killed["ledger"]["refuted_by"] == "strict-hi"
+
+    nudged = by_key[planted["nudged"].ledger_key]  # type: ignore[attr-defined]
+    assert nudged["status"] == "ledger-refuted", nudged
+    assert nudged["ledger"]["verdict"] == "refuted" and nudged["ledger"]["refuted_by"] == "the differential check"
+    assert "differs from the original on input" in nudged["detail"]
+    assert "random variant" in nudged["ledger"]["evidence"] and "_half_above_one" in nudged["ledger"]["evidence"]
+
+    boundary = by_key[planted["boundary"].ledger_key]  # type: ignore[attr-defined]
+    assert boundary["status"] == "equivalent", boundary
+    assert boundary["ledger"]["verdict"] == "verified" and boundary["ledger"]["refuted_by"] is None
+    assert "no difference over" in boundary["ledger"]["evidence"]
+    assert boundary["ledger"]["versions_note"] is None  # confirmed under mutfake-dep 1.0, this run's
+
+    counts = report["ledger_check"]
+    assert (counts["entries"], counts["verified"], counts["refuted_by_gate"], counts["refuted_by_difference"]) == \
+        (3, 1, 1, 1)
+    assert counts["inputs"] == 48 and counts["seed"] == 0 and counts["evaluated"] == 2
+    assert report["versions"]["mutfake-dep"] == "1.0" and report["versions"]["python"]
+    # trusted: the refuted entry is left out; verified: it is a survivor; the verified entry is out of both
+    n = len(report["mutants"])
+    assert report["non_equivalent"] == n - 2 and report["non_equivalent_verified"] == n - 1
+    assert report["score"] == round(report["killed"] / (n - 2), 4)
+    assert report["score_verified"] == round(report["killed"] / (n - 1), 4) < report["score"]
+    done = blessed.vtgate("mutate", "--code", "-q", "-j", "2", "-g", "strict-hi", *operators,
+                          "--min-score", str(report["score"]))
+    assert done.returncode == 1, done.stderr  # --min-score gates on the verified score
+    text = done.stderr + done.stdout
+    assert "ledger-refuted" in text and planted["nudged"].ident in text  # type: ignore[attr-defined]
+    assert "ledger entries refuted by a gate: 1" in text and planted["killed"].ident in text  # type: ignore[attr-defined]
+    assert "with the ledger verified" in text and "with the ledger trusted" in text
+
+
+def test_a_cached_ledger_verdict_is_not_reused_when_a_dependency_version_changes(blessed) -> None:
+    planted = _planted(blessed)
+    operators = ("--operator", "compare-boundary")
+    _, first = code_json(blessed, *operators)
+    assert first["evaluated"] == len(first["mutants"]) and first["ledger_check"]["evaluated"] == 1
+    _, again = code_json(blessed, *operators)
+    assert again["evaluated"] == 0 and again["ledger_check"]["evaluated"] == 0  # all from the cache
+    boundary = next(m for m in again["mutants"] if m["ledger_key"] == planted["boundary"].ledger_key)  # type: ignore[attr-defined]
+    assert boundary["status"] == "equivalent" and boundary["ledger"]["verdict"] == "verified"
+    (planted["dep"] / "METADATA").write_text(DEP_METADATA.format(version="2.0"))  # type: ignore[operator]
+    _, changed = code_json(blessed, *operators)
+    assert changed["versions"]["mutfake-dep"] == "2.0"
+    assert changed["evaluated"] == len(changed["mutants"]) and changed["ledger_check"]["evaluated"] == 1
+    boundary = next(m for m in changed["mutants"] if m["ledger_key"] == planted["boundary"].ledger_key)  # type: ignore[attr-defined]
+    assert boundary["ledger"]["versions_note"] == "confirmed under other versions: mutfake-dep 1.0 (this run 2.0)"
+    assert changed["ledger_check"]["other_versions"] == 1
+
+
+def test_a_ledger_entry_with_malformed_versions_is_exit_2(blessed) -> None:
+    ledger = blessed.root / "goldens" / "mutations" / "equivalent.toml"
+    ledger.parent.mkdir(parents=True, exist_ok=True)
+    ledger.write_text('[[equivalent]]\ndigest = "0123456789abcdef"\nid = "x"\nreason = "r"\nconfirmed_under = "2.0"\n')
+    done = blessed.vtgate("mutate", "--code", "-q")
+    assert done.returncode == 2
+    assert "confirmed_under must be a table of version strings" in done.stderr
