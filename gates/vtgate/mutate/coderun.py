@@ -110,6 +110,7 @@ class CodeReport:
     evaluated: int = 0
     by_status: dict[str, int] = field(default_factory=dict)
     ledger_unmatched: list[dict[str, str]] = field(default_factory=list)  # entries no generated mutant has
+    lost: str = ""  # the Dask scheduler was lost mid-run (no --fallback local): what happened, for the summary
 
     def count(self, *statuses: str) -> int:
         return sum(1 for v in self.verdicts if v.status in statuses)
@@ -526,8 +527,12 @@ def run_code_mutants(
                 detail = "no gate's probes execute this line (coverage of the unmutated tree)"
             judged_by = ""
             judged: tuple[Status, str | None, str] | None
-            if remote is not None and reaching:  # on a Dask worker: the diff and the base tree travel
-                judged, judged_by = remote.judge(mutant, tree, reaching, pins, ran, results)
+            # On a Dask worker the diff and the base tree travel; None: the scheduler was lost and
+            # --fallback local hands the mutant back to this machine.
+            remotely = remote.judge(mutant, tree, reaching, pins, ran, results) if remote is not None and reaching \
+                else None
+            if remotely is not None:
+                judged, judged_by = remotely
             else:
                 judged = judge_copy(reaching, suite, copy, shared, pins, scope.env_for(copy), ran, results)
             if judged is not None:
@@ -570,6 +575,8 @@ def run_code_mutants(
                 # the mutant threads, which wait for their probes.
                 shared.children.kill_all()
                 raise
+            if remote is not None and remote.lost is not None and not remote.here:
+                report.lost = str(remote.lost)
         report.evaluated = evaluated
     report.seconds = time.perf_counter() - started
     return report
