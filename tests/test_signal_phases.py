@@ -1,8 +1,9 @@
 """SIGTERM (a CI job's timeout) and SIGINT (Ctrl-C) in every phase of the three CLIs that have one:
 ``vtgate check`` (planning, probe runs, JSON writing), ``vtgate mutate`` (planning, baseline, probe
 runs in a mutant's copy, JSON writing) and ``vtbisect run`` (planning, baseline = the endpoints,
-bisect steps, JSON writing). The perf legs' phase is tested in tests/perf/test_perf_gate.py, the
-code mutants' copies on a cluster and the cluster's own phases in tests/distributed/test_faults.py.
+bisect steps, JSON writing). Elsewhere, with the same assertions: the perf legs in
+tests/perf/test_perf_gate.py, ``vtgate mutate --code``'s baseline, coverage and mutant copies in
+tests/mutate/test_code_interrupt.py, and the cluster's phases in tests/distributed/test_faults.py.
 
 Each test runs the real command and sends the signal only when the process provably is in the phase:
 a probe or judge it started has written its pid file (the run is under way), or the process itself
@@ -196,12 +197,13 @@ if (flags / where).exists():
     (flags / f"{where}.part").write_text(f"{os.getpid()} {sleeper.pid} {pathlib.Path.cwd()}")
     os.replace(flags / f"{where}.part", flags / f"{where}.pid")
     sleeper.wait()
-print(json.dumps({"n": int(pathlib.Path("value").read_text())}))
+print(json.dumps({"n": int(pathlib.Path("src", "value").read_text())}))
 """
 
 SUITE = """\
 [suite]
 timeout = 300
+source_tree = "src"
 
 [[gate]]
 name = "band"
@@ -217,8 +219,8 @@ expect = {{ band = "red" }}
 """
 
 NINE = """\
---- a/value
-+++ b/value
+--- a/src/value
++++ b/src/value
 @@ -1 +1 @@
 -1
 +9
@@ -230,7 +232,8 @@ def gate_project(root: Path, flags: Path) -> Path:
     new_repo(root)
     flags.mkdir()
     (root / "probe.py").write_text(PROBE)
-    (root / "value").write_text("1\n")
+    (root / "src").mkdir()
+    (root / "src" / "value").write_text("1\n")
     (root / "nine.diff").write_text(NINE)
     (root / "vtgate.toml").write_text(SUITE.format(python=json.dumps(sys.executable), flags=json.dumps(str(flags)),
                                                    root=json.dumps(str(root))))

@@ -522,6 +522,10 @@ if os.environ.get("MARKS_DIR"):
 
 
 def test_a_worker_killed_mid_mutant_leaves_no_orphaned_probe(cluster_factory, tmp_path):
+    """The mutant's probes are answered by a fork server (a callable probe), which ends with the pipe
+    of the worker process that started it, taking its probe along; runs of a fresh process (a command
+    probe) are noted in the child ledger and killed by the restarted worker, as the check test above
+    shows. Either way: no probe of the dead worker outlives it, the mutant is judged again."""
     helpers = _mutate_helpers()
     project = helpers.mutant_project(tmp_path / "project")
     (project / "src" / "mutfake" / "_marks.py").write_text(ORPHAN_MARKS)  # on the worker: waits while flagged
@@ -577,6 +581,8 @@ def namespaced_cluster(kit, tmp_path):
     def ip(*args: str) -> None:
         subprocess.run(["ip", *args], check=True, capture_output=True)
 
+    for leftover in (["link", "del", here], ["netns", "del", ns]):  # of an earlier run killed mid-test
+        subprocess.run(["ip", *leftover], capture_output=True, check=False)
     ip("netns", "add", ns)
     cluster = None
     try:
