@@ -4,7 +4,10 @@ a CI job's timeout sends) to each CLI in a phase where it has children, threads 
 Each test asserts the exit code, the message, that the run ended within a generous bound (a hang
 detector, not a speed target), that no process the CLI started outlived it, that no worktree or
 temporary copy is left, that the user's checkout is unchanged, and that the verdict cache holds only
-complete verdicts. Faults covered elsewhere: a worker killed mid-judgement (nanny and worker) is
+complete verdicts. Also: ``vtgate mutate --code`` losing its scheduler (exit 3, or ``--fallback local``
+with the local verdicts), a worker killed mid-probe or mid-mutant leaving no orphan, and a real dropped
+link to a scheduler in its own network namespace. SIGTERM/SIGINT in every phase on this machine:
+tests/test_signal_phases.py. Faults covered elsewhere: a worker killed mid-judgement (nanny and worker) is
 retried on another worker (test_dask_bisect.py, test_dask_mutate.py); a worker running another
 vtgate version, or none, is refused naming both versions (test_dask_bisect.py)."""
 
@@ -150,9 +153,9 @@ def test_a_scheduler_killed_mid_bisection_ends_the_run_or_hands_it_to_this_machi
 
 
 def test_a_silent_scheduler_network_drop_ends_the_run_after_the_lost_timeout(kit, cluster_factory, tmp_path):
-    """A network that drops packets closes no connection: the scheduler frozen with SIGSTOP stands for
-    it (its sockets stay open, nothing answers). The client's questions go unanswered; after
-    VT_DASK_LOST_TIMEOUT the run ends, exit 3."""
+    """A hung scheduler process (SIGSTOP: its sockets stay open, nothing answers) closes no connection,
+    as a network that drops packets does not (the real dropped link is the netns test below). The
+    client's questions go unanswered; after VT_DASK_LOST_TIMEOUT the run ends, exit 3."""
     repo = tmp_path / "repo"
     kit.make_repo(repo)
     before = snapshot(repo)
@@ -424,8 +427,9 @@ def test_a_scheduler_killed_mid_mutant_batch_ends_it_naming_it_or_judges_the_res
     project = helpers.mutant_project(tmp_path / "project")
     before = subprocess.run(["git", "-C", str(project), "status", "--porcelain"], capture_output=True, text=True,
                             check=True).stdout
-    local = helpers.run(project, *MUTANTS, "--json", "-", "-q")  # the verdicts to match
-    assert local.returncode in (0, 1), local.stderr
+    if fallback:  # the verdicts to match
+        local = helpers.run(project, *MUTANTS, "--json", "-", "-q")
+        assert local.returncode in (0, 1), local.stderr
     marks = tmp_path / "marks"
     marks.mkdir()
     scratch = tmp_path / "tmp"  # the client's temporary folder: its mutant copies live here
