@@ -41,11 +41,11 @@ from vtgate.run.executor import (
     ExecutorSettings,
     WorkerCacheError,
     WorkerIdentity,
+    child_ledger,
     current_worker,
     is_killed_worker,
     worker_cache,
 )
-from vtgate.run.proctree import sweep_orphans
 
 from vtbisect.cache import verdict_env
 from vtbisect.gitrepo import git_available, run_git
@@ -236,9 +236,9 @@ def judge_on_worker(task: JudgementTask, bundle: bytes | None = None, oracle: by
         cache = worker_cache()
     except WorkerCacheError as error:
         raise WorkerSetupError(str(error)) from None
-    ledger = cache / "judges"
-    note_children_in(ledger)  # this worker's judges are noted: a worker killed under them leaves a trace
-    sweep_orphans(ledger)  # judges of a worker process killed on this host before (its nanny restarted us)
+    # This worker's judges are noted (a worker killed under them leaves a trace); the children of a
+    # worker process killed on this host before (its nanny restarted us) are killed now.
+    note_children_in(child_ledger(cache))
     mirror = _mirror(cache, task.source, (task.commit, *task.reverts), bundle, who)
     _check_judge_files(task.judge_files, who)
     runner = _worker_runner(task, cache, oracle, who)

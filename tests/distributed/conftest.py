@@ -170,6 +170,8 @@ class Kit:
     """The helpers above, for the test modules (which import nothing from conftest)."""
 
     VTBISECT = VTBISECT
+    Cluster = Cluster
+    dask_cli = staticmethod(dask_cli)
     free_port = staticmethod(free_port)
     git = staticmethod(git)
     make_repo = staticmethod(make_repo)

@@ -4,7 +4,10 @@ a CI job's timeout sends) to each CLI in a phase where it has children, threads 
 Each test asserts the exit code, the message, that the run ended within a generous bound (a hang
 detector, not a speed target), that no process the CLI started outlived it, that no worktree or
 temporary copy is left, that the user's checkout is unchanged, and that the verdict cache holds only
-complete verdicts. Faults covered elsewhere: a worker killed mid-judgement (nanny and worker) is
+complete verdicts. Also: ``vtgate mutate --code`` losing its scheduler (exit 3, or ``--fallback local``
+with the local verdicts), a worker killed mid-probe or mid-mutant leaving no orphan, and a real dropped
+link to a scheduler in its own network namespace. SIGTERM/SIGINT in every phase on this machine:
+tests/test_signal_phases.py. Faults covered elsewhere: a worker killed mid-judgement (nanny and worker) is
 retried on another worker (test_dask_bisect.py, test_dask_mutate.py); a worker running another
 vtgate version, or none, is refused naming both versions (test_dask_bisect.py)."""
 
@@ -14,7 +17,9 @@ import contextlib
 import importlib.util
 import json
 import os
+import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -148,9 +153,9 @@ def test_a_scheduler_killed_mid_bisection_ends_the_run_or_hands_it_to_this_machi
 
 
 def test_a_silent_scheduler_network_drop_ends_the_run_after_the_lost_timeout(kit, cluster_factory, tmp_path):
-    """A network that drops packets closes no connection: the scheduler frozen with SIGSTOP stands for
-    it (its sockets stay open, nothing answers). The client's questions go unanswered; after
-    VT_DASK_LOST_TIMEOUT the run ends, exit 3."""
+    """A hung scheduler process (SIGSTOP: its sockets stay open, nothing answers) closes no connection,
+    as a network that drops packets does not (the real dropped link is the netns test below). The
+    client's questions go unanswered; after VT_DASK_LOST_TIMEOUT the run ends, exit 3."""
     repo = tmp_path / "repo"
     kit.make_repo(repo)
     before = snapshot(repo)
@@ -408,3 +413,235 @@ def test_sigterm_to_vtengine_exits_143_naming_the_command(tmp_path):
     assert code == 143, run.text()
     assert "interrupted: vtengine generate" in run.text()
     assert run.survivors() == []
+
+
+# ---- vtgate mutate --code: the scheduler lost mid-batch -----------------------------------------------
+
+MUTANTS = ("mutate", "--code", "-j", "2", "--budget", "4", "--seed", "3", "--no-cache")
+
+
+@pytest.mark.parametrize("fallback", [False, True], ids=["exit-3", "fallback-local"])
+def test_a_scheduler_killed_mid_mutant_batch_ends_it_naming_it_or_judges_the_rest_here(cluster_factory, tmp_path,
+                                                                                       fallback):
+    helpers = _mutate_helpers()
+    project = helpers.mutant_project(tmp_path / "project")
+    before = subprocess.run(["git", "-C", str(project), "status", "--porcelain"], capture_output=True, text=True,
+                            check=True).stdout
+    if fallback:  # the verdicts to match
+        local = helpers.run(project, *MUTANTS, "--json", "-", "-q")
+        assert local.returncode in (0, 1), local.stderr
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    scratch = tmp_path / "tmp"  # the client's temporary folder: its mutant copies live here
+    scratch.mkdir()
+    cluster = cluster_factory("mutants-lost")
+    cluster.start_worker("w1", extra_env={"MARKS_DIR": str(marks), "MARKS_SLEEP": "8"})
+    cluster.wait_for_workers(1)
+    report = tmp_path / "mutants.json"
+    run = Watched([str(BIN / "vtgate"), *MUTANTS, "--json", str(report), "--scheduler", cluster.address,
+                   *(["--fallback", "local"] if fallback else [])], project, {**FAST_LOSS, "TMPDIR": str(scratch)})
+    run.wait_until(lambda: any(marks.iterdir()), "a mutant being judged on the worker", seconds=600)
+    os.killpg(cluster.scheduler.pid, signal.SIGKILL)
+    code, seconds = run.finish(within=240)
+    said = run.text()
+    print(f"vtgate mutate --code, scheduler kill -9{' (--fallback local)' if fallback else ''} -> exit {code} "
+          f"after {seconds:.1f} s")
+    assert f"the Dask cluster of the scheduler at {cluster.address} was lost mid-run" in said
+    assert "Traceback" not in said
+    written = json.loads(report.read_text())  # the report is complete
+    if fallback:
+        assert code == local.returncode, said
+        assert "the remaining mutants are judged on this machine (--fallback local)" in said
+        assert helpers.by_mutant(written) == helpers.by_mutant(json.loads(local.stdout))  # the same verdicts
+    else:
+        assert code == 3, said
+        assert "Judged so far: " in said and "re-run the same command to resume" in said
+        assert any(m["status"] == "error" for m in written["mutants"])
+    assert run.survivors() == []
+    assert not list(scratch.glob("vtgate-*")), list(scratch.iterdir())  # no copy left here
+    copies = cluster.root / "cache-w1" / "mutants" / "copies"  # nor on the worker, once its run ends
+    deadline = time.monotonic() + HANG
+    while copies.exists() and any(copies.iterdir()):
+        assert time.monotonic() < deadline, f"the worker left {list(copies.iterdir())}"
+        time.sleep(0.5)
+    assert subprocess.run(["git", "-C", str(project), "status", "--porcelain"], capture_output=True, text=True,
+                          check=True).stdout == before
+
+
+# ---- a worker process killed under a check's probe run or a mutant's runs: no orphan ------------------
+
+ORPHAN_CHECK_SUITE = """\
+[[gate]]
+name = "remote"
+kind = "band"
+probe = {{ cmd = ["sh", "-c", "if [ -e {flag} ]; then sleep 60 & echo \\"$$ $!\\" > {pidfile}; wait; fi; echo '{{\\"n\\": 1}}'"] }}
+bands = {{ n = [0, 5] }}
+"""
+
+
+def _worker_process(cluster: Any, name: str) -> psutil.Process:
+    nanny = psutil.Process(cluster.workers[name].pid)
+    return next(p for p in nanny.children() if "spawn_main" in " ".join(p.cmdline()))
+
+
+def _alive(pid: int) -> bool:
+    return psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+
+
+def test_a_worker_killed_mid_probe_run_leaves_no_orphaned_probe(cluster_factory, tmp_path):
+    """The probe runs in its own session, so it outlives the worker process killed under it; the
+    restarted worker kills it before it runs the rescheduled probe (vtgate check's runs are noted in
+    the worker's child ledger as vtbisect's judges are)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    flag, pidfile = tmp_path / "slow", tmp_path / "probe.pid"
+    flag.touch()
+    (project / "vtgate.toml").write_text(ORPHAN_CHECK_SUITE.format(flag=flag, pidfile=pidfile))
+    cluster = cluster_factory("orphan-check", [("w1", "")])
+    report = tmp_path / "report.json"
+    run = Watched([str(BIN / "vtgate"), "check", "--json", str(report), "--scheduler", cluster.address], project, {})
+    run.wait_until(lambda: pidfile.exists() and len(pidfile.read_text().split()) == 2, "the probe started on w1")
+    orphans = [int(pid) for pid in pidfile.read_text().split()]  # the probe's shell and its sleeping child
+    _worker_process(cluster, "w1").kill()  # the nanny starts a new worker process; the probe is orphaned
+    flag.unlink()
+    code, seconds = run.finish(within=240)
+    said = run.text()
+    print(f"vtgate check, worker kill -9 mid-probe -> exit {code} after {seconds:.1f} s")
+    assert code == 0, said  # the run was rescheduled on the restarted worker
+    assert json.loads(report.read_text())["gates"][0]["status"] == "green"
+    assert [pid for pid in orphans if _alive(pid)] == []
+    assert run.survivors() == []
+
+
+ORPHAN_MARKS = """\
+import os
+import time
+from pathlib import Path
+
+if os.environ.get("MARKS_DIR"):
+    (Path(os.environ["MARKS_DIR"]) / f"{os.getpid()}").touch()
+    while Path(os.environ["MARKS_DIR"], "slow").exists():
+        time.sleep(0.1)
+"""
+
+
+def test_a_worker_killed_mid_mutant_leaves_no_orphaned_probe(cluster_factory, tmp_path):
+    """The mutant's probes are answered by a fork server (a callable probe), which ends with the pipe
+    of the worker process that started it, taking its probe along; runs of a fresh process (a command
+    probe) are noted in the child ledger and killed by the restarted worker, as the check test above
+    shows. Either way: no probe of the dead worker outlives it, the mutant is judged again."""
+    helpers = _mutate_helpers()
+    project = helpers.mutant_project(tmp_path / "project")
+    (project / "src" / "mutfake" / "_marks.py").write_text(ORPHAN_MARKS)  # on the worker: waits while flagged
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    (marks / "slow").touch()
+    cluster = cluster_factory("orphan-mutant")
+    cluster.start_worker("w1", extra_env={"MARKS_DIR": str(marks)})
+    cluster.wait_for_workers(1)
+    report = tmp_path / "mutants.json"
+    run = Watched([str(BIN / "vtgate"), "mutate", "--code", "-j", "1", "--budget", "4", "--seed", "3", "--no-cache",
+                   "--json", str(report), "--scheduler", cluster.address], project, {})
+    run.wait_until(lambda: any(m.name != "slow" for m in marks.iterdir()), "a mutant's probe on w1", seconds=600)
+    orphan = int(next(m for m in marks.iterdir() if m.name != "slow").name)
+    _worker_process(cluster, "w1").kill()
+    (marks / "slow").unlink()
+    code, seconds = run.finish(within=240)
+    said = run.text()
+    print(f"vtgate mutate --code, worker kill -9 mid-mutant -> exit {code} after {seconds:.1f} s")
+    assert code in (0, 1), said  # verdicts, the interrupted one judged again on the restarted worker
+    assert all(m["status"] != "error" for m in json.loads(report.read_text())["mutants"]), said
+    assert not _alive(orphan)
+    assert run.survivors() == []
+
+
+# ---- a real dropped network: the scheduler in its own network namespace, its link taken down ---------
+
+def _netns_unavailable() -> str:
+    if os.geteuid() != 0:
+        return "needs root to make a network namespace"
+    if shutil.which("ip") is None:
+        return "needs the ip tool (iproute2) to make a network namespace"
+    probe = f"vtprobe{os.getpid() % 100000}"
+    done = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        return f"cannot make a network namespace here: {done.stderr.strip()}"
+    subprocess.run(["ip", "netns", "del", probe], capture_output=True, check=False)
+    return ""
+
+
+NETNS_UNAVAILABLE = _netns_unavailable()
+
+
+@pytest.fixture
+def namespaced_cluster(kit, tmp_path):
+    """A scheduler in a network namespace of its own, reached over a veth pair (10.251.N.1 here, .2
+    there: addresses of this test's own namespaces only); one worker in this namespace. Yields
+    (cluster, the link's name on this side)."""
+    tag = os.getpid() % 10000
+    ns, here, there = f"vt25ns{tag}", f"vt25h{tag}", f"vt25n{tag}"
+    subnet = f"10.251.{tag % 250}"
+
+    def ip(*args: str) -> None:
+        subprocess.run(["ip", *args], check=True, capture_output=True)
+
+    for leftover in (["link", "del", here], ["netns", "del", ns]):  # of an earlier run killed mid-test
+        subprocess.run(["ip", *leftover], capture_output=True, check=False)
+    ip("netns", "add", ns)
+    cluster = None
+    try:
+        ip("link", "add", here, "type", "veth", "peer", "name", there)
+        ip("link", "set", there, "netns", ns)
+        ip("addr", "add", f"{subnet}.1/30", "dev", here)
+        ip("link", "set", here, "up")
+        ip("netns", "exec", ns, "ip", "addr", "add", f"{subnet}.2/30", "dev", there)
+        ip("netns", "exec", ns, "ip", "link", "set", there, "up")
+        ip("netns", "exec", ns, "ip", "link", "set", "lo", "up")
+        port = kit.free_port()
+        root = tmp_path / "netns-cluster"
+        root.mkdir()
+        log = (root / "scheduler.log").open("wb")
+        scheduler = subprocess.Popen(["ip", "netns", "exec", ns, *kit.dask_cli(), "scheduler", "--host", f"{subnet}.2",
+                                      "--port", str(port), "--no-dashboard"], stdout=log, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL, start_new_session=True)
+        cluster = kit.Cluster(f"tcp://{subnet}.2:{port}", root, scheduler)
+        deadline = time.monotonic() + 120
+        while True:
+            with socket.socket() as sock:
+                sock.settimeout(1)
+                if sock.connect_ex((f"{subnet}.2", port)) == 0:
+                    break
+            assert scheduler.poll() is None and time.monotonic() < deadline, (root / "scheduler.log").read_text()
+            time.sleep(0.2)
+        cluster.start_worker("w1")
+        cluster.wait_for_workers(1)
+        yield cluster, here
+    finally:
+        if cluster is not None:
+            cluster.stop()
+        subprocess.run(["ip", "link", "del", here], capture_output=True, check=False)
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True, check=False)
+
+
+@pytest.mark.skipif(bool(NETNS_UNAVAILABLE), reason=NETNS_UNAVAILABLE or "-")
+def test_a_dropped_network_link_to_the_scheduler_ends_the_run_after_the_lost_timeout(kit, namespaced_cluster,
+                                                                                     tmp_path):
+    """A real dropped connection: the link to the scheduler's namespace is taken down mid-run. No
+    connection is closed (TCP keeps retrying); nothing answers; after VT_DASK_LOST_TIMEOUT, exit 3."""
+    cluster, link = namespaced_cluster
+    repo = tmp_path / "repo"
+    kit.make_repo(repo)
+    before = snapshot(repo)
+    cache = tmp_path / "cache"
+    run = bisect_run(kit, repo, cache, cluster.address, {**FAST_LOSS, "VT_DASK_LOST_TIMEOUT": "5",
+                                                         "VT_TEST_SLEEP": "1"})
+    run.wait_until(lambda: "step 2 " in run.text(), "two steps judged on the cluster")
+    subprocess.run(["ip", "link", "set", link, "down"], check=True, capture_output=True)
+    code, seconds = run.finish()
+    said = run.text()
+    print(f"network link to the scheduler down -> exit {code} after {seconds:.1f} s")
+    assert code == 3, said
+    assert f"the Dask cluster of the scheduler at {cluster.address} was lost mid-run" in said
+    assert "Judged so far: " in said
+    assert_clean_bisection(kit, repo, cache, before, run)
+    assert len(cached_verdicts(cache)) >= 2

@@ -1,6 +1,7 @@
-"""Ctrl-C in the middle of ``vtgate mutate --code``: a real SIGINT while a mutated copy's probe runs
-in a child of that copy's fork server. Afterwards no copy is left, neither the probe nor its server
-lives on, and the user's tree is exactly as before (exit 130)."""
+"""Ctrl-C or SIGTERM in the middle of ``vtgate mutate --code``: a real SIGINT (SIGTERM) while a mutated
+copy's probe runs in a child of that copy's fork server, and while the baseline and the coverage runs
+run. Afterwards no copy is left, neither the probe nor its server lives on, and the user's tree is
+exactly as before (exit 130, 143 for SIGTERM)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,12 @@ import time
 from pathlib import Path
 
 import psutil
+import pytest
 
 from .test_interrupt import _state
+
+SIGNALS = pytest.mark.parametrize(("sig", "expected"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)],
+                                  ids=["SIGINT", "SIGTERM"])
 
 # In a mutated copy only (never in the baseline or the coverage runs, which run in the project), the
 # probe logs its pid, its parent's (the fork server) and its folder, then hangs.
@@ -36,7 +41,8 @@ def _gone(pid: int) -> bool:
     return not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
 
 
-def test_ctrl_c_during_code_mutants_leaves_no_copy_no_server_no_probe(blessed, tmp_path) -> None:
+@SIGNALS
+def test_ctrl_c_during_code_mutants_leaves_no_copy_no_server_no_probe(blessed, tmp_path, sig, expected) -> None:
     source = blessed.root / "src" / "mutfake" / "__init__.py"
     source.write_text(source.read_text() + HANG_IN_COPY)
     blessed.commit("a probe that hangs in mutated copies")
@@ -58,10 +64,11 @@ def test_ctrl_c_during_code_mutants_leaves_no_copy_no_server_no_probe(blessed, t
     assert copy.is_dir() and copy.is_relative_to(scratch)  # the probe really runs in a temporary copy
     assert psutil.Process(server).cmdline()[1:3] == ["-m", "vtgate.run.forkserver"]  # forked by the copy's server
 
-    process.send_signal(signal.SIGINT)
+    process.send_signal(sig)
     _, stderr = process.communicate(timeout=60)
 
-    assert process.returncode == 130, stderr
+    assert process.returncode == expected, stderr
+    assert "interrupted: vtgate mutate" in stderr and "Traceback" not in stderr
     assert not copy.exists()
     assert list(scratch.iterdir()) == []
     assert _gone(probe), "the mutated copy's probe outlived the interrupted run"
@@ -93,7 +100,9 @@ def _cmdline(process: psutil.Process) -> list[str]:
         return []
 
 
-def test_ctrl_c_during_the_baseline_and_coverage_leaves_no_probe_and_no_zygote(blessed, tmp_path) -> None:
+@SIGNALS
+def test_ctrl_c_during_the_baseline_and_coverage_leaves_no_probe_and_no_zygote(blessed, tmp_path, sig,
+                                                                              expected) -> None:
     source = blessed.root / "src" / "mutfake" / "__init__.py"
     source.write_text(source.read_text() + HANG_IN_PROJECT)
     blessed.commit("a probe that hangs in the project")
@@ -121,10 +130,11 @@ def test_ctrl_c_during_the_baseline_and_coverage_leaves_no_probe_and_no_zygote(b
     # zygote); under pytest-xdist this run took the fallback. Either way nothing may outlive Ctrl-C.
     assert any("coverage" in c for c in commands)
 
-    process.send_signal(signal.SIGINT)
+    process.send_signal(sig)
     _, stderr = process.communicate(timeout=60)
 
-    assert process.returncode == 130, stderr
+    assert process.returncode == expected, stderr
+    assert "interrupted: vtgate mutate" in stderr and "Traceback" not in stderr
     for pid in [int(text) for text in log.read_text().split()]:
         assert _gone(pid), "a probe of the baseline or of coverage outlived the interrupted run"
     assert all(_gone(p.pid) for p in descendants), "a zygote, server or coverage run outlived the run"

@@ -276,13 +276,17 @@ def test_bad_perf_gate_declarations_are_named_at_load(perfkit, tmp_project):
     assert done.returncode == 2 and "fresh_process = true contradicts process = 'warm'" in done.stderr
 
 
-def test_ctrl_c_between_legs_leaves_no_leg_process_and_no_worktree(perfkit, tmp_project, tmp_path: Path):
+@pytest.mark.parametrize(("sig", "expected"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"])
+def test_ctrl_c_or_sigterm_between_legs_leaves_no_leg_process_no_worktree_and_no_report(perfkit, tmp_project,
+                                                                                        tmp_path: Path, sig, expected):
     project = tmp_project(perfkit.gate(rounds=6, reference='{ ref = "main" }'))
     marks = tmp_path / "marks"
     marks.mkdir()
+    report = tmp_path / "report.json"
     env = {**os.environ, "FAKE_MARK_DIR": str(marks), "FAKE_PAUSE": "0.5"}
     env.pop("PYTHONPATH", None)
-    process = subprocess.Popen([sys.executable, "-m", "vtgate", "check", "--suite", str(project.suite), "-k", "perf"],
+    process = subprocess.Popen([sys.executable, "-m", "vtgate", "check", "--suite", str(project.suite), "-k", "perf",
+                                "--json", str(report)],
                                cwd=project.root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                start_new_session=True)
     deadline = time.monotonic() + 120
@@ -290,9 +294,11 @@ def test_ctrl_c_between_legs_leaves_no_leg_process_and_no_worktree(perfkit, tmp_
         time.sleep(0.1)
     assert len(list(marks.iterdir())) >= 3, "the legs never started"
     tree = psutil.Process(process.pid).children(recursive=True)  # the leg runner, fork servers, zygote, a leg
-    os.killpg(process.pid, signal.SIGINT)  # what a terminal's Ctrl-C sends to the foreground group
+    os.killpg(process.pid, sig)  # what a terminal's Ctrl-C (or a CI runner's timeout) sends to the group
     _, stderr = process.communicate(timeout=60)
-    assert process.returncode == 130, stderr.decode()
+    assert process.returncode == expected, stderr.decode()
+    assert "interrupted: vtgate check" in stderr.decode() and "Traceback" not in stderr.decode()
+    assert list(tmp_path.glob("*report.json*")) == []  # neither the report nor a half-written one
     assert len(tree) >= 3
     assert [p.pid for p in tree if still_running(p)] == []
     leg_pids = {int(p.name.split("-")[0]) for p in marks.iterdir()}

@@ -163,6 +163,7 @@ class CodeReport:
     ledger_inputs: int = LEDGER_INPUTS
     ledger_replay_seconds: float = LEDGER_REPLAY_SECONDS
     differential_evaluated: int = 0  # differential checks run now (the rest came from the cache)
+    lost: str = ""  # the Dask scheduler was lost mid-run (no --fallback local): what happened, for the summary
 
     def count(self, *statuses: str) -> int:
         return sum(1 for v in self.verdicts if v.status in statuses)
@@ -678,8 +679,12 @@ def run_code_mutants(
                 detail = "no gate's probes execute this line (coverage of the unmutated tree)"
             judged_by = ""
             judged: tuple[Status, str | None, str] | None
-            if remote is not None and reaching:  # on a Dask worker: the diff and the base tree travel
-                judged, judged_by = remote.judge(mutant, tree, reaching, pins, ran, results)
+            # On a Dask worker the diff and the base tree travel; None: the scheduler was lost and
+            # --fallback local hands the mutant back to this machine.
+            remotely = remote.judge(mutant, tree, reaching, pins, ran, results) if remote is not None and reaching \
+                else None
+            if remotely is not None:
+                judged, judged_by = remotely
             else:
                 judged = judge_copy(reaching, suite, copy, shared, pins, scope.env_for(copy), ran, results)
             if judged is not None:
@@ -722,13 +727,16 @@ def run_code_mutants(
                 # the mutant threads, which wait for their probes.
                 shared.children.kill_all()
                 raise
+            if remote is not None and remote.lost is not None and not remote.here:
+                report.lost = str(remote.lost)
         report.evaluated = evaluated
     context = _EvidenceContext(suite, scope, root_path, cache, [CACHE_VERSION, tree_identity(root_path, suite, scope),
                                                                 sorted(scope.env.items()), oracle, judge, seed],
                                seed, max(1, shared.jobs), tell)
-    check_ledger(report, context, inputs=report.ledger_inputs, replay_seconds=report.ledger_replay_seconds)
-    if equivalence:
-        check_possibly_equivalent(report, context, inputs=equivalence)
+    if not report.lost:  # a run whose scheduler was lost ends now (exit 3); its ledger is checked on the re-run
+        check_ledger(report, context, inputs=report.ledger_inputs, replay_seconds=report.ledger_replay_seconds)
+        if equivalence:
+            check_possibly_equivalent(report, context, inputs=equivalence)
     report.seconds = time.perf_counter() - started
     return report
 

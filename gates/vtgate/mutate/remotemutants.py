@@ -11,7 +11,9 @@ copy there, checks its hash against the client's, runs the gates with ``coderun.
 red stops: the same function a local run uses) and returns the gates run, their results and who it
 is. The client refuses a result for another tree; the verdict goes into the same code-mutant cache a
 local run reads. A worker that dies mid-judgement has its task rerun elsewhere by the scheduler;
-only a finished judgement is ever a verdict."""
+only a finished judgement is ever a verdict. A scheduler lost mid-run makes every mutant not yet
+judged an error naming it, or, with ``--fallback local``, hands them to this machine: the client
+judges the copy it already made, as a local run does."""
 
 from __future__ import annotations
 
@@ -33,12 +35,15 @@ from typing import TYPE_CHECKING, Any
 from vtgate.errors import GateError
 from vtgate.mutate.copies import PatchError, apply_patch, copy_tree, link_artifacts
 from vtgate.mutate.judgecopy import CodeScope, Status, judge_copy, tree_identity
+from vtgate.output import say
 from vtgate.run.execute import AmbientEnv, SharedRuns
 from vtgate.run.executor import (
     DaskExecutor,
     ExecutorError,
     ExecutorSettings,
+    SchedulerLost,
     WorkerIdentity,
+    child_ledger,
     current_worker,
     is_killed_worker,
     worker_cache,
@@ -159,6 +164,7 @@ def judge_mutant_on_worker(task: MutantTask, base: bytes, oracle: bytes) -> Muta
         return MutantResult(who, "", refused=f"{who} runs vtgate {vtgate.__version__}, the client vtgate "
                             f"{task.vtgate}; fix: install the same vtgate version on both")
     cache = worker_cache() / "mutants"
+    ledger = child_ledger(cache.parent)  # first: the runs of a worker process killed here before are killed
     base_dir = _unpacked(cache / "bases" / task.base, base)
     suite = rebased(task.suite, _unpacked(cache / "oracles" / task.oracle, oracle))
     if (str(base_dir), task.base_tree) not in _verified:
@@ -182,6 +188,7 @@ def judge_mutant_on_worker(task: MutantTask, base: bytes, oracle: bytes) -> Muta
         ran: list[str] = []
         results: dict[str, GateResult] = {}
         with SharedRuns(suite.settings, 1, ambient=task.ambient) as shared:
+            shared.children.ledger = ledger  # a worker process killed under the runs leaves a trace
             judged = judge_copy([suite.gate(name) for name in task.gates], suite, copy, shared, task.pins,
                                 {**ambient, **task.scope.env_for(copy)}, ran, results)
         return MutantResult(who, tree, judged, tuple(ran), results)
@@ -251,6 +258,9 @@ class RemoteMutants:
         self.oracle_data = executor.broadcast(oracle.data)
         self.version = vtgate.__version__
         self.cancelled = False
+        self.here = False  # the scheduler was lost and --fallback local: judge on this machine from now on
+        self.lost: SchedulerLost | None = None  # the first loss of the scheduler, if any
+        self._lock = threading.Lock()
 
     def resources(self, reaching: Sequence[GateSpec]) -> dict[str, float]:
         """The run's ``--resources`` with the largest amount any reaching gate asks for laid over them."""
@@ -262,9 +272,12 @@ class RemoteMutants:
 
     def judge(self, mutant: CodeMutant, tree: str, reaching: Sequence[GateSpec],
               pins: Mapping[str, Mapping[str, Any] | GateError], ran: list[str],
-              results: dict[str, GateResult]) -> tuple[Judged, str]:
+              results: dict[str, GateResult]) -> tuple[Judged, str] | None:
         """Judge ``mutant`` on a worker: (what ``judge_copy`` returns, who judged it); ``ran`` and
-        ``results`` get what ran there. A result for another tree, or from no finished run, is an error."""
+        ``results`` get what ran there. A result for another tree, or from no finished run, is an error.
+        None: the scheduler is lost and the run falls back to this machine (the caller judges the copy)."""
+        if self.here:
+            return None
         task = MutantTask(self.version, mutant.ident, mutant.digest, mutant.diff, tree, self.base.digest,
                           self.base_tree, self.oracle.digest, self.artifacts, self.suite, self.scope,
                           tuple(spec.name for spec in reaching), {spec.name: pins[spec.name] for spec in reaching},
@@ -272,6 +285,14 @@ class RemoteMutants:
         try:
             result: MutantResult = self.executor.wait(judge_mutant_on_worker, task, self.base_data, self.oracle_data,
                                                       resources=self.resources(reaching), stopped=lambda: self.cancelled)
+        except SchedulerLost as lost:
+            if self.cancelled:
+                raise
+            self.lost = self.lost or lost
+            if self.executor.settings.fallback != "local":
+                return ("error", None, f"it could not be judged on the Dask cluster: {lost}"), ""
+            self._fall_back(lost)
+            return None
         except BaseException as error:  # Dask's CancelledError is a BaseException
             if self.cancelled or not isinstance(error, Exception):
                 raise
@@ -289,6 +310,13 @@ class RemoteMutants:
         ran.extend(result.ran)
         results.update(result.results)
         return result.judged, who
+
+    def _fall_back(self, lost: SchedulerLost) -> None:
+        with self._lock:
+            if self.here:
+                return
+            self.here = True
+        say(("note:", "yellow"), f" {lost}; the remaining mutants are judged on this machine (--fallback local)")
 
     def cancel(self) -> None:
         """Cancel every unfinished judgement (Ctrl-C, an abort): nothing runs on after the client leaves."""

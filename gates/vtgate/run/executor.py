@@ -224,6 +224,18 @@ def worker_cache() -> Path:
     return folder
 
 
+def child_ledger(cache: Path) -> Path:
+    """The folder in a worker's cache where every child a task starts is noted (``proctree.note``):
+    vtbisect's judges, vtgate check's probe runs and the runs of a mutant's gates. The children of a
+    worker process killed under them (its nanny restarted it) run in their own sessions and outlive
+    it: they are killed here first (``proctree.sweep_orphans``), by the next task on this host."""
+    from vtgate.run.proctree import sweep_orphans
+
+    ledger = cache / "children"
+    sweep_orphans(ledger)
+    return ledger
+
+
 def current_worker() -> WorkerIdentity:
     """The identity of the Dask worker running the calling task (or this process, outside Dask)."""
     try:
@@ -481,8 +493,8 @@ class DaskExecutor:
     def _lost_error(self, how: str) -> SchedulerLost:
         return SchedulerLost(f"the Dask cluster of the scheduler at {self.address} was lost mid-run: {how}; nothing "
                              "it was running is a result; fix: restart the scheduler and its workers and re-run, "
-                             "raise VT_DASK_LOST_TIMEOUT / VT_DASK_CONNECT_TIMEOUT for a slow network, or (vtbisect "
-                             "run, vtgate check) add --fallback local to finish on this machine")
+                             "raise VT_DASK_LOST_TIMEOUT / VT_DASK_CONNECT_TIMEOUT for a slow network, or add --fallback "
+                             "local to finish on this machine")
 
     def forget(self, future: Any) -> None:
         """``future`` is done and read: nothing to cancel on the way out."""

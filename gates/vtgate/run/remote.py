@@ -22,14 +22,38 @@ from typing import Any
 
 from vtgate.output import say
 from vtgate.run.execute import ProbeKey, ProbeResult, SharedRuns, expected_tree_hash, run_one
-from vtgate.run.executor import DaskExecutor, ExecutorError, ExecutorSettings, SchedulerLost, current_worker
+from vtgate.run.executor import (
+    DaskExecutor,
+    ExecutorError,
+    ExecutorSettings,
+    SchedulerLost,
+    WorkerCacheError,
+    child_ledger,
+    current_worker,
+    worker_cache,
+)
+from vtgate.run.proctree import ChildProcesses
 from vtgate.suite.records import SuiteSettings
 from vtgate.treehash import source_tree_hash
 
 
 def probe_on_worker(key: ProbeKey, settings: SuiteSettings, timeout: float, reaching: dict[str, str],
                     expected_hash: str | None) -> ProbeResult:
-    """Run on a Dask worker: one probe run under ``key.root``, with the ambient knobs that reach it."""
+    """Run on a Dask worker: one probe run under ``key.root``, with the ambient knobs that reach it; its
+    processes are noted in the worker's child ledger, so a worker process killed under them leaves a
+    trace and the next task on this host kills them (``child_ledger``)."""
+    children = ChildProcesses()
+    try:
+        children.ledger = child_ledger(worker_cache())
+    except WorkerCacheError as error:
+        return ProbeResult(key, None, str(error), "probe", 0.0)
+    return probe_here(key, settings, timeout, reaching, expected_hash, children)
+
+
+def probe_here(key: ProbeKey, settings: SuiteSettings, timeout: float, reaching: dict[str, str],
+               expected_hash: str | None, children: ChildProcesses) -> ProbeResult:
+    """One probe run under ``key.root`` on this machine (a worker's task, or a lost scheduler's run
+    with ``--fallback local``), its processes started by ``children``."""
     who = current_worker()
     root = Path(key.root)
     if not root.is_dir():
@@ -43,7 +67,7 @@ def probe_on_worker(key: ProbeKey, settings: SuiteSettings, timeout: float, reac
                                "same tree", "stale", 0.0)
     own = dict(key.env)
     travelled = dataclasses.replace(key, env=tuple(sorted({**reaching, **own}.items())))
-    result = run_one(travelled, root, settings, timeout)
+    result = run_one(travelled, root, settings, timeout, children=children)
     return dataclasses.replace(result, key=key)
 
 
@@ -81,7 +105,7 @@ class RemoteRuns:
         except SchedulerLost as lost:
             if self.executor.settings.fallback == "local" and not self.cancelled:
                 self._tell_fallback(lost)
-                return probe_on_worker(*args)  # the same run, on this machine
+                return probe_here(*args, shared.children)  # the same run, on this machine (Ctrl-C kills it)
             return ProbeResult(key, None, str(lost), "probe", 0.0)
         except CancelledError:
             if self.cancelled:

@@ -14,6 +14,7 @@ from vtgate.cli.app import app
 from vtgate.cli.commands.check import ISOLATE_OPTION, ROOT_OPTION, SUITE_OPTION
 from vtgate.cli.commands.executor_options import (
     EXECUTOR_OPTION,
+    FALLBACK_OPTION,
     RESOURCES_OPTION,
     SCHEDULER_OPTION,
     executor_settings,
@@ -63,6 +64,7 @@ def mutate(
     executor: str = EXECUTOR_OPTION,
     scheduler: str = SCHEDULER_OPTION,
     resources: list[str] = RESOURCES_OPTION,
+    fallback: str = FALLBACK_OPTION,
 ) -> int:
     """Prove every pin can fail: the kill matrix of declared mutations and built-in controls."""
     # SIGTERM cleans up like Ctrl-C; under the CLI (vtgate.cli.exits) it is already handled (exit 143).
@@ -75,7 +77,7 @@ def mutate(
             raise SuiteError(f"--root {root}: no such directory")
         if not code and (budget is not None or operator or no_cache or min_score != 1.0 or equivalence):
             raise SuiteError("--budget, --operator, --min-score, --no-cache and --equivalence go with --code")
-        cluster = executor_settings(executor, scheduler, resources, loaded.root)
+        cluster = executor_settings(executor, scheduler, resources, loaded.root, fallback)
         if cluster.kind != "local" and not code:
             raise SuiteError("--executor dask judges generated code mutants (--code); the declared mutations and "
                              "controls run on this machine: drop --executor/--scheduler or add --code")
@@ -94,6 +96,11 @@ def mutate(
                 say("nothing to mutate: no gate or no mutant selected")
             else:
                 render_code(code_report, console)
+            if code_report.lost:
+                judged = len(code_report.verdicts) - code_report.count("error")
+                problem("vtgate", f"{code_report.lost}. Judged so far: {judged} of {len(code_report.verdicts)} "
+                        "mutants (the code-mutant cache keeps every verdict); the others are errors, not verdicts; "
+                        "re-run the same command to resume from the cache")
             if json_path:
                 write_code_json(code_report, json_path)
             return int(code_report.exit_code)
