@@ -9,14 +9,15 @@ import json
 import os
 import random
 import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import jsonschema
 import pytest
+from vtbisect.search import CUT_TOLERANCE, MultiGateSearch, Verdict, build_aware_cut
 
 from tests.bisect.conftest import History, Ran, git
-from vtbisect.search import CUT_TOLERANCE, MultiGateSearch, build_aware_cut
 
 SCHEMA = json.loads((Path(__file__).parents[2] / "docs" / "schemas" / "bisect.schema.json").read_text())
 
@@ -182,8 +183,6 @@ def test_a_cache_folder_with_spaces_reaches_the_build_without_them(
     plain.mkdir()
     (plain / "prog.c").write_text(PROG.format(note="x"))
     (plain / "value.h").write_text("#define VALUE 1\n")
-    import subprocess
-
     done = subprocess.run([str(script)], cwd=plain, capture_output=True, text=True,
                           env={**os.environ, "PWD": str(plain), "VTBISECT_WORKTREE": str(plain)})
     assert done.returncode != 0
@@ -237,7 +236,7 @@ def test_every_first_bad_commit_is_found_as_before(layout: int) -> None:
                 judged = 0
                 while not search.done:
                     [index] = search.propose(1, chooser=choose if aware else None)  # type: ignore[arg-type]
-                    verdict = "skip" if index == untestable else "bad" if index >= culprit else "good"
+                    verdict: Verdict = "skip" if index == untestable else "bad" if index >= culprit else "good"
                     if verdict != "skip":
                         built.add(state(index))
                     search.record(index, {"g": verdict})
