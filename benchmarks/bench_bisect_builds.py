@@ -249,6 +249,10 @@ def measure(label: str, repo: Path, good: str, bad: str, culprit: str, setup: li
             args = ["--setup", *setup, *flags, "--compiler-cache", "off",
                     *(["--cut-points", "plain"] if arm == "plain" else []), "--", *judge]
         ran = run_vtbisect(repo, rng, args, arm_env, work / f"{label}-{arm}")
+        if not ran["record"]:  # say what went wrong, then once more from a fresh cache folder
+            print(f"{label} {arm}: exit {ran['code']}, no record; again", file=sys.stderr)
+            tally.unlink(missing_ok=True)
+            ran = run_vtbisect(repo, rng, args, arm_env, work / f"{label}-{arm}-again")
         record = ran["record"]
         cuts = record.get("build", {}).get("cut_points") or {}
         out[arm] = {"builds": count(tally), "judgements": record.get("judgements"), "moved": cuts.get("moved"),
@@ -270,6 +274,7 @@ def main() -> None:
     parser.add_argument("--real-repo", type=Path, default=Path("/work/.mirror/ultrajson+ultrajson/repo"))
     parser.add_argument("--markupsafe-repo", type=Path, default=Path("/work/.mirror/pallets+markupsafe/repo"))
     parser.add_argument("--no-synthetic", action="store_true", help="only the real histories")
+    parser.add_argument("--projects", default="ultrajson,markupsafe", help="which real histories (with --real)")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
     env = {**os.environ, "NO_COLOR": "1", "PYTHON": sys.executable}
@@ -303,7 +308,8 @@ def main() -> None:
             rows.append(f"| synthetic {layout} | least builds any cut rule can expect (exact, uniform culprit) | "
                         f"{median(bounds):.2f} | | | | | |")
         loads.append(load_average())
-        if args.real:
+        projects = args.projects.split(",") if args.real else []
+        if "ultrajson" in projects:
             clone = work / "ultrajson"
             subprocess.run(["git", "clone", "-q", "--no-checkout", str(args.real_repo), str(clone)], check=True)
             git(clone, "sparse-checkout", "set", "--no-cone", "/*", "!/deps/double-conversion/test/")
@@ -323,6 +329,7 @@ def main() -> None:
                             f"{p['judgements']} | {p['builds'] / p['judgements']:.2f}x | {moved} | {p['wall']:.1f} | "
                             f"{'yes' if p['right'] else 'no'} |")
             loads.append(load_average())
+        if "markupsafe" in projects:
             clone = work / "markupsafe"
             subprocess.run(["git", "clone", "-q", str(args.markupsafe_repo), str(clone)], check=True)
             (clone / ".git" / "info" / "exclude").write_text("*.so\n")
