@@ -272,7 +272,8 @@ def shell_safe(cache_dir: Path) -> tuple[Path, str | None]:
     """The cache folder as the build step sees it: itself when its path has nothing a shell would split
     or expand, else a symlink to it in a folder of this user's under the temporary directory
     (``<tmp>/vtbisect-<uid>/<hash of the path>``), so worktrees, ``{worktree}``, ``$PWD``, the build
-    cache and the environments all have space-free paths. Also a note saying so (None when unchanged).
+    cache and the environments all have space-free paths; aliases whose folder is gone are removed. Also
+    a note saying so (None when unchanged).
     A program that asks the OS for its folder (``getcwd``) still sees the real path."""
     text = str(cache_dir)
     if not SHELL_UNSAFE.search(text):
@@ -287,6 +288,10 @@ def shell_safe(cache_dir: Path) -> tuple[Path, str | None]:
         info = root.lstat()
         if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
             return cache_dir, refused + " (it is not a private folder of yours); fix: --cache-dir PATH without spaces"
+        for stale in root.iterdir():  # aliases of cache folders deleted since (a test's, a removed clone's)
+            if stale.is_symlink() and not stale.exists():
+                with contextlib.suppress(OSError):
+                    stale.unlink()
         alias = root / hashlib.sha256(text.encode()).hexdigest()[:16]
         if not (alias.is_symlink() and os.readlink(alias) == text):
             fresh = alias.with_name(f"{alias.name}.{os.getpid()}.tmp")
