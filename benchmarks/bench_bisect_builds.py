@@ -1,49 +1,60 @@
-"""Benchmark of vtbisect's build step (docs/bisect.md, "Building each candidate"): a bisection whose
-candidates must be compiled, three ways, over the same history with the same build script:
+"""Benchmark of vtbisect's build step (docs/bisect.md, "Building each candidate" and "Build-aware cut
+points"): a bisection whose candidates must be compiled, four ways, over the same history with the same
+build script:
 
-1. ``vtbisect run --setup BUILD --build-input ... --build-output ... -- JUDGE`` (the build cache), ccache off;
-2. the same with ccache (a fresh ``VT_BISECT_CCACHE_DIR``), when ccache is installed;
+1. ``vtbisect run --setup BUILD --build-input ... --build-output ... -- JUDGE``: the build cache with
+   build-aware cut points (the default when a build cache is configured);
+2. the same with ``--cut-points plain`` (git's midpoint: the rule before build-aware cuts);
 3. ``vtbisect run -- BUILD_AND_JUDGE`` (a judge that builds every time);
-4. ``git bisect run BUILD_AND_JUDGE`` in a clone;
-and for ultrajson a second bisection (issue #432, 3.0.0..4.0.0, another judge) over the cache folder of
-run 1: builds are shared across runs and ranges.
+4. ``git bisect run BUILD_AND_JUDGE`` in a clone.
+(ccache is off in every vtbisect arm: ``--compiler-cache off``.)
 
-Measured: builds performed (the build script's own tally), judgements, distinct build-input states
-among the judged commits, wall time, and whether the culprit is right. Fresh cache folders for each
-vtbisect run (no verdict or build from an earlier run) except the second ultrajson bisection.
+Measured: builds performed (the build script's own tally), judgements, the ratio, how many cut points
+moved, wall time, and whether the culprit is right. Fresh cache folders for each run.
 
 Histories:
-- synthetic: ``--n`` commits after GOOD, 20% touching the C sources (``--c-files`` files, compiled one
-  by one with the system ``cc``), 80% only Python; two layouts: C commits spread evenly (every fifth)
-  and C commits first (a C series, then Python work); the culprit a Python commit the program's output
-  shows through ``app.py`` (layout "series") or a C commit (layout "spread");
+- synthetic (``--seeds`` of them per layout, medians reported): ``--n`` commits after GOOD, 20% touching
+  the C sources (``--c-files`` files, compiled one by one with the system ``cc``), 80% only Python; two
+  layouts: "spread" (one C commit at a seeded place in each block of five) and "series" (a C series, then
+  Python work); the culprit at a seeded place in the second half (a C commit changes the program's
+  output, a Python commit breaks ``app.py``). Beside them, the least number of builds any cut rule can
+  expect on that layout (an exact dynamic programme over brackets, the first bad commit uniform over
+  the range, GOOD's build included): no rule that judges one commit at a time can do better on average.
 - real (``--real``): ultrajson 2.0.3..3.0.0, issue #415 (``dumps(indent=N)``), the culprit fe0e88d per
-  the maintainers' bisection, with the build and judge scripts of ``--research`` (a folder holding
-  build.sh, judge.py, judge.sh) and a sparse clone of ``--real-repo`` (three test-data blobs are missing
-  from the mirror used here; they are not build inputs).
+  the maintainers' bisection, with the build and judge scripts of ``benchmarks/ultrajson/`` and a sparse
+  clone of ``--real-repo`` (three test-data blobs are missing from the mirror used here; they are not
+  build inputs); and MarkupSafe 2.0.0..2.1.4, issue #417 (``striptags()`` no longer collapses spaces),
+  the culprit 750e22b ("improve striptags performance", on the branch merged by #413; the fix, #418,
+  names it), with ``benchmarks/markupsafe/`` and a clone of ``--markupsafe-repo``. Fetch the mirrors
+  first (``github:ultrajson/ultrajson``, ``github:pallets/markupsafe``).
 
 Not a test: no assertions. The table is printed and written into docs/bisect.md between the markers.
 
-    .venv/bin/python benchmarks/bench_bisect_builds.py [--n 60] [--c-files 12] [--real]
-        [--real-repo PATH] [--research PATH] [--no-write]
+    .venv/bin/python benchmarks/bench_bisect_builds.py [--n 60] [--c-files 12] [--seeds 3] [--real]
+        [--real-repo PATH] [--no-write]
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import platform
+import random
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from benchlib import write_section
+from benchlib import load_average, write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "bisect.md"
+UJSON = Path(__file__).resolve().parent / "ultrajson"
+MARKUPSAFE = Path(__file__).resolve().parent / "markupsafe"
 VTBISECT = [sys.executable, "-m", "vtbisect"]
 START, END = "<!-- bench-builds:start -->", "<!-- bench-builds:end -->"
 
@@ -75,14 +86,25 @@ MAIN = """\
 int main(void) {{ printf("%d\\n", VALUE); return 0; }}
 /* {note} */
 """
+ARMS = ("build-aware", "plain", "every", "git")
+ARM_NAMES = {"build-aware": "vtbisect build cache, build-aware cuts (default)",
+             "plain": "vtbisect build cache, `--cut-points plain`",
+             "every": "vtbisect, judge builds every time", "git": "`git bisect run`, same build script"}
 
 
 def git(repo: Path, *args: str, check: bool = True) -> str:
     return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=check).stdout.strip()
 
 
-def make_history(path: Path, n: int, c_files: int, layout: str) -> tuple[str, str, str]:
-    """(GOOD, BAD, culprit)."""
+def c_commits(n: int, layout: str, seed: int) -> set[int]:
+    if layout == "series":
+        return set(range(n // 5))
+    rng = random.Random(seed)
+    return {block + rng.randrange(5) for block in range(0, n, 5) if block + 4 < n}
+
+
+def make_history(path: Path, n: int, c_files: int, layout: str, seed: int) -> tuple[str, str, str, list[int]]:
+    """(GOOD, BAD, culprit, the build-input state of each candidate)."""
     path.mkdir(parents=True)
     git(path, "init", "-q", "-b", "main")
     git(path, "config", "user.email", "b@example.com")
@@ -101,21 +123,76 @@ def make_history(path: Path, n: int, c_files: int, layout: str) -> tuple[str, st
     git(path, "add", "-A")
     git(path, "commit", "-q", "-m", "base")
     good = git(path, "rev-parse", "HEAD")
-    culprit_at = (int(n * 0.6) // 5) * 5 + 4 if layout == "spread" else int(n * 0.7)
-    culprit = ""
+    cs = c_commits(n, layout, seed)
+    culprit_at = random.Random(seed + 1000).randrange(n // 2, n - 1)
+    culprit, states, state, broken = "", [], 0, False
     for i in range(n):
-        is_c = (i % 5 == 4) if layout == "spread" else (i < n // 5)
-        if is_c:
+        if i in cs:
             (src / f"f{i % c_files}.c").write_text(C_FILE.format(i=i % c_files, note=f"change {i}"))
-            if layout == "spread" and i == culprit_at:
+            if i == culprit_at:
                 (src / "common.h").write_text("#define VALUE 2\n")
+            state += 1
         else:
-            ok = 0 if layout == "series" and i >= culprit_at else 1
-            (path / "app.py").write_text(f"ok = {ok}\n# {i}\n")
-        git(path, "commit", "-q", "-am", f"{'c' if is_c else 'python'} change {i}")
+            broken = broken or i == culprit_at
+            (path / "app.py").write_text(f"ok = {0 if broken else 1}\n# {i}\n")
+        states.append(state)
+        git(path, "commit", "-q", "-am", f"{'c' if i in cs else 'python'} change {i}")
         if i == culprit_at:
             culprit = git(path, "rev-parse", "HEAD")
-    return good, git(path, "rev-parse", "HEAD"), culprit
+    return good, git(path, "rev-parse", "HEAD"), culprit, states
+
+
+def least_expected_builds(states: list[int]) -> float:
+    """The fewest builds any one-at-a-time cut rule can expect on this layout, the first bad commit uniform
+    over the candidates, GOOD's build included: an exact dynamic programme over brackets (a cut needs a
+    build unless its state is that of a bracket end already judged; states here never come back)."""
+    n = len(states)
+
+    def state(i: int) -> int:
+        return 0 if i < 0 else states[i]
+
+    @functools.cache
+    def expected(lo: int, hi: int, lo_built: bool, hi_built: bool) -> float:
+        if hi - lo <= 1:
+            return 0.0
+        best = float("inf")
+        for c in range(lo + 1, hi):
+            new = not ((lo_built and state(c) == state(lo)) or (hi_built and state(c) == state(hi)))
+            p_bad = (c - lo) / (hi - lo)
+            best = min(best, new + p_bad * expected(lo, c, lo_built, True) + (1 - p_bad) * expected(c, hi, True, hi_built))
+        return best
+
+    return 1 + expected(-1, n - 1, True, False)
+
+
+def simulated(states: list[int], aware: bool) -> tuple[float, float]:
+    """Mean (builds, judgements) over every first-bad position of this layout, GOOD's included, by
+    vtbisect's own search (``vtbisect.search``, no builds, no recheck): what one seed's culprit hides."""
+    from vtbisect.search import MultiGateSearch, build_aware_cut
+
+    n, builds, judged = len(states), 0, 0
+
+    def state(i: int) -> str:
+        return str(0 if i < 0 else states[i])
+
+    for culprit in range(n):
+        built = {state(-1)}
+        search = MultiGateSearch(["g"], n)
+
+        def choose(lo: int, hi: int, plain: int, free: list[int], built: set[str] = built) -> object:
+            return build_aware_cut(lo, hi, plain, free, state, built)
+
+        judged += 1  # GOOD
+        while not search.done:
+            [index] = search.propose(1, chooser=choose if aware else None)  # type: ignore[arg-type]
+            built.add(state(index))
+            judged += 1
+            search.record(index, {"g": "bad" if index >= culprit else "good"})
+        if culprit == n - 1:  # BAD is judged only when the search names it
+            built.add(state(n - 1))
+            judged += 1
+        builds += len(built)
+    return builds / n, judged / n
 
 
 def run_vtbisect(repo: Path, rng: str, args: list[str], env: dict[str, str], cache: Path) -> dict:
@@ -127,7 +204,7 @@ def run_vtbisect(repo: Path, rng: str, args: list[str], env: dict[str, str], cac
     data = json.loads(record.read_text()) if record.exists() else {}
     if not data:
         print(done.stderr[-3000:], file=sys.stderr)
-    return {"wall": wall, "record": data, "code": done.returncode}
+    return {"wall": wall, "record": data, "code": done.returncode, "stderr": done.stderr}
 
 
 def run_git_bisect(repo: Path, good: str, bad: str, script: str, env: dict[str, str]) -> dict:
@@ -142,103 +219,97 @@ def run_git_bisect(repo: Path, good: str, bad: str, script: str, env: dict[str, 
     return {"wall": wall, "culprit": first, "steps": steps}
 
 
-def distinct_inputs(repo: Path, commits: list[str], globs: list[str]) -> int:
-    from vtbisect.build import glob_pattern
-    from vtbisect.gitrepo import repository
-
-    patterns = [glob_pattern(g) for g in globs]
-    states = set()
-    for commit in set(commits):
-        entries = repository(repo).blob_entries(commit)
-        states.add(tuple(sorted(e for e in entries if any(p.fullmatch(e[0]) for p in patterns))))
-    return len(states)
-
-
 def count(path: Path) -> int:
-    return len(path.read_text().split()) if path.exists() else 0
-
-
-def slug(label: str) -> str:
-    """A folder name for ``label``: build scripts seldom quote paths (ultrajson's does not)."""
-    return "".join(c if c.isalnum() or c in "-." else "-" for c in label)
-
-
-def verdict(found: list[str] | str, culprit: str) -> str:
-    found = [found] if isinstance(found, str) else found
-    return "yes" if found == [culprit] else f"no ({' '.join(c[:10] for c in found) or 'none'})"
+    """Builds the build script tallied (one line each; empty under git bisect, which sets no commit)."""
+    return len(path.read_text().splitlines()) if path.exists() else 0
 
 
 def measure(label: str, repo: Path, good: str, bad: str, culprit: str, setup: list[str], judge: list[str],
-            build_and_judge: str, inputs: list[str], outputs: list[str], work: Path, env: dict[str, str]) -> list[str]:
-    rows = []
+            build_and_judge: str, inputs: list[str], outputs: list[str], work: Path, env: dict[str, str]) -> dict:
+    """Each arm: builds, judgements, moved cuts, wall, right culprit."""
+    out = {}
     rng = f"{good}..{bad}"
     flags = [*(x for g in inputs for x in ("--build-input", g)), *(x for o in outputs for x in ("--build-output", o))]
-    for how, cache, extra in (("vtbisect --setup + build cache", "cache-a", ["--compiler-cache", "off"]),
-                              ("vtbisect --setup + build cache + ccache", "cache-c", [])):
-        run = run_vtbisect(repo, rng, ["--setup", *setup, *flags, *extra, "--", *judge],
-                           {**env, "BENCH_COUNT": str(work / f"{slug(label)}-{cache}.count"),
-                            "VT_BISECT_CCACHE_DIR": str(work / f"{slug(label)}-ccache")}, work / f"{slug(label)}-{cache}")
-        record = run["record"]
-        build = record.get("build", {})
-        judged = [e["commit"] for e in build.get("events", [])]
-        rows.append(f"| {label} | {how} | {build.get('builds')} | {record.get('judgements')} | "
-                    f"{distinct_inputs(repo, judged, inputs)} | {run['wall']:.1f} | "
-                    f"{verdict([c['commit'] for c in record.get('culprits', [])], culprit)} |")
-    tally = work / f"{slug(label)}-every.count"
-    every = run_vtbisect(repo, rng, ["--", build_and_judge], {**env, "BENCH_COUNT": str(tally)},
-                         work / f"{slug(label)}-cache-b")
-    record = every["record"]
-    rows.append(f"| {label} | vtbisect, judge builds every time | {count(tally) or record.get('judgements')} | "
-                f"{record.get('judgements')} | - | {every['wall']:.1f} | "
-                f"{verdict([c['commit'] for c in record.get('culprits', [])], culprit)} |")
-    tally = work / f"{slug(label)}-git.count"
-    clone = work / f"{slug(label)}-git-clone"
-    baseline = run_git_bisect(repo if label.startswith("ultrajson") else clone_of(repo, clone), good, bad,
-                              build_and_judge, {**env, "BENCH_COUNT": str(tally)})
-    rows.append(f"| {label} | git bisect run, same build script | {count(tally) or baseline['steps']} | "
-                f"{baseline['steps']} | - | {baseline['wall']:.1f} | {verdict(baseline['culprit'], culprit)} |")
-    return rows
+    for arm in ARMS:
+        tally = work / f"{label}-{arm}.count"
+        arm_env = {**env, "BENCH_COUNT": str(tally)}
+        if arm == "git":
+            clone = work / f"{label}-git-clone"
+            subprocess.run(["git", "clone", "-q", "--no-checkout", str(repo), str(clone)], check=True)
+            if label.startswith("ultrajson"):  # the blobs the mirror lacks stay out of the checkout
+                git(clone, "sparse-checkout", "set", "--no-cone", "/*", "!/deps/double-conversion/test/")
+            git(clone, "checkout", "-q", "--detach", bad, check=False)
+            ran = run_git_bisect(clone, good, bad, build_and_judge, arm_env)
+            out[arm] = {"builds": count(tally), "judgements": ran["steps"], "moved": None, "cuts": None,
+                        "wall": ran["wall"], "right": ran["culprit"] == culprit}
+            continue
+        if arm == "every":
+            args = ["--", build_and_judge]
+        else:
+            args = ["--setup", *setup, *flags, "--compiler-cache", "off",
+                    *(["--cut-points", "plain"] if arm == "plain" else []), "--", *judge]
+        ran = run_vtbisect(repo, rng, args, arm_env, work / f"{label}-{arm}")
+        if not ran["record"]:  # say what went wrong, then once more from a fresh cache folder
+            print(f"{label} {arm}: exit {ran['code']}, no record; again", file=sys.stderr)
+            tally.unlink(missing_ok=True)
+            ran = run_vtbisect(repo, rng, args, arm_env, work / f"{label}-{arm}-again")
+        record = ran["record"]
+        cuts = record.get("build", {}).get("cut_points") or {}
+        out[arm] = {"builds": count(tally), "judgements": record.get("judgements"), "moved": cuts.get("moved"),
+                    "cuts": cuts.get("cuts"), "wall": ran["wall"],
+                    "right": [c["commit"] for c in record.get("culprits", [])] == [culprit]}
+    return out
 
 
-def second_run(label: str, repo: Path, good: str, bad: str, culprit: str, setup: list[str], judge: list[str],
-               inputs: list[str], outputs: list[str], work: Path, env: dict[str, str], cache: str) -> list[str]:
-    """Another bisection with another judge over the cache folder of an earlier one: builds shared."""
-    flags = [*(x for g in inputs for x in ("--build-input", g)), *(x for o in outputs for x in ("--build-output", o))]
-    run = run_vtbisect(repo, f"{good}..{bad}", ["--setup", *setup, *flags, "--compiler-cache", "off", "--", *judge],
-                       env, work / cache)
-    record = run["record"]
-    build = record.get("build", {})
-    judged = [e["commit"] for e in build.get("events", [])]
-    return [f"| {label} | vtbisect --setup + build cache, after the run above (same cache folder) | "
-            f"{build.get('builds')} ({build.get('cache_hits')} hits) | {record.get('judgements')} | "
-            f"{distinct_inputs(repo, judged, inputs)} | {run['wall']:.1f} | "
-            f"{verdict([c['commit'] for c in record.get('culprits', [])], culprit)} |"]
-
-
-def clone_of(repo: Path, target: Path) -> Path:
-    subprocess.run(["git", "clone", "-q", str(repo), str(target)], check=True)
-    return target
+def median(values: list) -> float:
+    return statistics.median(values)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=60)
     parser.add_argument("--c-files", type=int, default=12)
+    parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--real", action="store_true", help="also the ultrajson regression (needs --real-repo)")
     parser.add_argument("--real-repo", type=Path, default=Path("/work/.mirror/ultrajson+ultrajson/repo"))
-    parser.add_argument("--research", type=Path, default=Path("/tmp/vt/bisect-research"))
+    parser.add_argument("--markupsafe-repo", type=Path, default=Path("/work/.mirror/pallets+markupsafe/repo"))
+    parser.add_argument("--no-synthetic", action="store_true", help="only the real histories")
+    parser.add_argument("--projects", default="ultrajson,markupsafe", help="which real histories (with --real)")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
-    env = {**os.environ, "NO_COLOR": "1"}
+    env = {**os.environ, "NO_COLOR": "1", "PYTHON": sys.executable}
     rows = []
+    loads = [load_average()]
     with tempfile.TemporaryDirectory(prefix="bench-builds-") as tmp:
         work = Path(tmp)
-        for layout in ("spread", "series"):
-            repo = work / f"synthetic-{layout}"
-            good, bad, culprit = make_history(repo, args.n, args.c_files, layout)
-            rows += measure(f"synthetic {layout}, N={args.n}", repo, good, bad, culprit, ["./build.sh"],
-                            ["./judge.sh"], "./build-and-judge.sh", ["src/**"], ["out"], work, env)
-        if args.real:
+        for layout in () if args.no_synthetic else ("spread", "series"):
+            runs, bounds, sims = [], [], []
+            for seed in range(args.seeds):
+                repo = work / f"synthetic-{layout}-{seed}"
+                good, bad, culprit, states = make_history(repo, args.n, args.c_files, layout, seed)
+                bounds.append(least_expected_builds(states))
+                sims.append((simulated(states, False), simulated(states, True)))
+                runs.append(measure(f"{layout}-{seed}", repo, good, bad, culprit, ["./build.sh"], ["./judge.sh"],
+                                    "./build-and-judge.sh", ["src/**"], ["out"], work, env))
+                print(layout, seed, json.dumps(runs[-1]), file=sys.stderr)
+            for arm in ARMS:
+                per = [r[arm] for r in runs]
+                ratio = median([p["builds"] / p["judgements"] for p in per])
+                moved = (f"{median([p['moved'] for p in per]):g} of {median([p['cuts'] for p in per]):g}"
+                         if per[0]["moved"] is not None else "-")
+                rows.append(f"| synthetic {layout}, N={args.n}, {args.seeds} seeds (median) | {ARM_NAMES[arm]} | "
+                            f"{median([p['builds'] for p in per]):g} | {median([p['judgements'] for p in per]):g} | "
+                            f"{ratio:.2f}x | {moved} | {median([p['wall'] for p in per]):.1f} | "
+                            f"{sum(p['right'] for p in per)}/{len(per)} |")
+            for which, name in ((0, "plain"), (1, "build-aware")):
+                b, j = median([sim[which][0] for sim in sims]), median([sim[which][1] for sim in sims])
+                rows.append(f"| synthetic {layout} | {name} cuts, mean over every culprit position (simulated, "
+                            f"vtbisect.search) | {b:.2f} | {j:.2f} | {b / j:.2f}x | | | |")
+            rows.append(f"| synthetic {layout} | least builds any cut rule can expect (exact, uniform culprit) | "
+                        f"{median(bounds):.2f} | | | | | |")
+        loads.append(load_average())
+        projects = args.projects.split(",") if args.real else []
+        if "ultrajson" in projects:
             clone = work / "ultrajson"
             subprocess.run(["git", "clone", "-q", "--no-checkout", str(args.real_repo), str(clone)], check=True)
             git(clone, "sparse-checkout", "set", "--no-cone", "/*", "!/deps/double-conversion/test/")
@@ -247,20 +318,41 @@ def main() -> None:
             good, bad = git(clone, "rev-parse", "2.0.3"), git(clone, "rev-parse", "3.0.0")
             culprit = "fe0e88d3455a964997f3352fbe86ba56bea894b0"
             inputs = ["python/**", "lib/**", "deps/double-conversion/double-conversion/**", "setup.py", "pyproject.toml"]
-            label = "ultrajson #415, 2.0.3..3.0.0"
-            rows += measure(label, clone, good, bad, culprit, [str(args.research / "build.sh")],
-                            ["python3", str(args.research / "judge.py")], str(args.research / "judge.sh"),
-                            inputs, [".vtbuild"], work, env)
-            if (args.research / "judge_tab_indent.py").is_file():
-                rows += second_run("ultrajson #432, 3.0.0..4.0.0", clone, bad, git(clone, "rev-parse", "4.0.0"),
-                                   "5b979eeebf31f3bc8d5de914e578935cce8571e1", [str(args.research / "build.sh")],
-                                   ["python3", str(args.research / "judge_tab_indent.py")], inputs, [".vtbuild"],
-                                   work, env, f"{slug(label)}-cache-a")
-    table = ["| history | how | builds | judgements | distinct inputs judged | wall s | right culprit |",
-             "|---|---|---|---|---|---|---|", *rows]
+            real = measure("ultrajson", clone, good, bad, culprit, [str(UJSON / "build.sh")],
+                           [sys.executable, str(UJSON / "judge.py")], str(UJSON / "judge.sh"), inputs, [".vtbuild"],
+                           work, env)
+            print("ultrajson", json.dumps(real), file=sys.stderr)
+            for arm in ARMS:
+                p = real[arm]
+                moved = f"{p['moved']} of {p['cuts']}" if p["moved"] is not None else "-"
+                rows.append(f"| ultrajson #415, 2.0.3..3.0.0 (103 commits, merges) | {ARM_NAMES[arm]} | {p['builds']} | "
+                            f"{p['judgements']} | {p['builds'] / p['judgements']:.2f}x | {moved} | {p['wall']:.1f} | "
+                            f"{'yes' if p['right'] else 'no'} |")
+            loads.append(load_average())
+        if "markupsafe" in projects:
+            clone = work / "markupsafe"
+            subprocess.run(["git", "clone", "-q", str(args.markupsafe_repo), str(clone)], check=True)
+            (clone / ".git" / "info" / "exclude").write_text("*.so\n")
+            good, bad = git(clone, "rev-parse", "2.0.0"), git(clone, "rev-parse", "2.1.4")
+            real = measure("markupsafe", clone, good, bad, "750e22b453480bced197396b03779d62e9ac209b",
+                           [str(MARKUPSAFE / "build.sh")], [sys.executable, str(MARKUPSAFE / "judge.py")],
+                           str(MARKUPSAFE / "judge.sh"), ["src/markupsafe/_speedups.c", "setup.py"],
+                           ["src/markupsafe/_speedups.so"], work, env)
+            print("markupsafe", json.dumps(real), file=sys.stderr)
+            commits = git(clone, "rev-list", "--count", f"{good}..{bad}")
+            for arm in ARMS:
+                p = real[arm]
+                moved = f"{p['moved']} of {p['cuts']}" if p["moved"] is not None else "-"
+                rows.append(f"| MarkupSafe #417, 2.0.0..2.1.4 ({commits} commits, merges) | {ARM_NAMES[arm]} | "
+                            f"{p['builds']} | {p['judgements']} | {p['builds'] / p['judgements']:.2f}x | {moved} | "
+                            f"{p['wall']:.1f} | {'yes' if p['right'] else 'no'} |")
+            loads.append(load_average())
+    table = ["| history | how | builds | judgements | builds / judgements | cuts moved | wall s | right culprit |",
+             "|---|---|---|---|---|---|---|---|", *rows]
     machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
-    text = "\n".join([f"Measured on {machine} (shared with other work) by `benchmarks/bench_bisect_builds.py"
-                      + (" --real" if args.real else "") + f" --n {args.n} --c-files {args.c_files}`:", "", *table])
+    text = "\n".join([f"Measured on {machine} (shared with other work; load average {' -> '.join(loads)}) by "
+                      f"`benchmarks/bench_bisect_builds.py{' --real' if args.real else ''} --n {args.n} "
+                      f"--c-files {args.c_files} --seeds {args.seeds}`:", "", *table])
     print(text)
     if not args.no_write:
         write_section(DOC, text, START, END)

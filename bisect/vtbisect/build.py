@@ -31,8 +31,10 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.parse
@@ -262,6 +264,47 @@ def glob_pattern(pattern: str) -> re.Pattern[str]:
     return re.compile(("(?:.*/)?" if anywhere else "") + body + "(?:/.*)?")
 
 
+# Characters a build script that does not quote its paths trips over (word splitting, globbing, quoting).
+SHELL_UNSAFE = re.compile(r"""[\s'"\\$`*?\[\]{}();&|<>!#~]""")
+
+
+def shell_safe(cache_dir: Path) -> tuple[Path, str | None]:
+    """The cache folder as the build step sees it: itself when its path has nothing a shell would split
+    or expand, else a symlink to it in a folder of this user's under the temporary directory
+    (``<tmp>/vtbisect-<uid>/<hash of the path>``), so worktrees, ``{worktree}``, ``$PWD``, the build
+    cache and the environments all have space-free paths; aliases whose folder is gone are removed. Also
+    a note saying so (None when unchanged).
+    A program that asks the OS for its folder (``getcwd``) still sees the real path."""
+    text = str(cache_dir)
+    if not SHELL_UNSAFE.search(text):
+        return cache_dir, None
+    root = Path(tempfile.gettempdir()) / f"vtbisect-{os.getuid()}"
+    refused = (f"the cache folder {text!r} has characters build scripts seldom quote and no safe alias could "
+               f"be made under {root}")
+    if SHELL_UNSAFE.search(str(root)):
+        return cache_dir, refused + " (its path is not safe either); fix: --cache-dir PATH without spaces"
+    try:
+        root.mkdir(mode=0o700, exist_ok=True)
+        info = root.lstat()
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+            return cache_dir, refused + " (it is not a private folder of yours); fix: --cache-dir PATH without spaces"
+        for stale in root.iterdir():  # aliases of cache folders deleted since (a test's, a removed clone's)
+            if stale.is_symlink() and not stale.exists():
+                with contextlib.suppress(OSError):
+                    stale.unlink()
+        alias = root / hashlib.sha256(text.encode()).hexdigest()[:16]
+        if not (alias.is_symlink() and os.readlink(alias) == text):
+            fresh = alias.with_name(f"{alias.name}.{os.getpid()}.tmp")
+            with contextlib.suppress(FileNotFoundError):
+                fresh.unlink()
+            fresh.symlink_to(text)
+            os.replace(fresh, alias)
+    except OSError as error:
+        return cache_dir, f"{refused} ({error}); fix: --cache-dir PATH without spaces"
+    return alias, (f"the cache folder {text!r} has characters build scripts seldom quote: the build step and the "
+                   f"worktrees use it through {alias} (a symlink)")
+
+
 # ---- what happened at each candidate -------------------------------------------------------------------
 
 
@@ -305,6 +348,8 @@ class Builder:
         self.events: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._patterns = [glob_pattern(p) for p in spec.inputs]
+        self._states: dict[str, str | None] = {}  # commit -> build-input state (state_of)
+        self._built_states: set[str] = set()  # states built or restored by this run
         self.compiler_cache = self._compiler_cache(cache_dir)
         self.uv = self._find_uv() if spec.lock else None
         self.base_python = getattr(sys, "_base_executable", sys.executable) or sys.executable
@@ -467,6 +512,7 @@ class Builder:
                 venv_bin = dict(prepared.env).get("PATH", "").split(os.pathsep)[0]
                 env["PATH"] = os.pathsep.join([venv_bin, self.compiler_cache["PATH"]])
         env["VTBISECT_PYTHON"] = prepared.python or sys.executable
+        env["PWD"] = str(prepared.path)  # shells keep it (a symlinked, space-free path: shell_safe) as $PWD
         return env
 
     def _run(self, argv: Sequence[str], prepared: Prepared, log: list[str], what: str) -> bool:
@@ -517,10 +563,53 @@ class Builder:
             raise JudgeAbort(f"the build inputs ({', '.join(self.spec.inputs)}) match no file at {prepared.commit[:10]}: "
                              "every commit would share one build; fix: check the globs (relative to the repository "
                              "root; a pattern without / matches a file name in any folder)", ExitCode.USAGE)
-        payload = {"schema": BUILD_SCHEMA, "setup": self.identity, "python": prepared.python,
+        return self._key(matched, prepared.python), [e[0] for e in matched]
+
+    def _key(self, matched: Sequence[tuple[str, str, str]], python: str | None) -> str:
+        payload = {"schema": BUILD_SCHEMA, "setup": self.identity, "python": python,
                    "inputs": [list(e) for e in matched]}
-        digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
-        return digest, [e[0] for e in matched]
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+    # ---- build-input states (build-aware cut points, vtbisect.search.build_aware_cut) --------------------
+
+    def state_of(self, commit: str) -> str | None:
+        """The build-input state of ``commit`` as committed (no reverts), from git's objects: commits with
+        the same state share one build. Without ``--lock`` it is the build cache key itself (so a build an
+        earlier run left in the cache counts as built); with one, the inputs and the lock file's blob. None
+        without a build cache, or when the inputs match no file there."""
+        if not self.spec.cached:
+            return None
+        with self._lock:
+            if commit in self._states:
+                return self._states[commit]
+        entries = repository(self.repo).blob_entries(commit)
+        matched = sorted(e for e in entries if any(p.fullmatch(e[0]) for p in self._patterns))
+        state: str | None = None
+        if matched and not self.spec.lock:
+            state = self._key(matched, None)
+        elif matched and self.spec.lock:
+            lock_file = self.spec.lock
+            manifest = str(Path(lock_file).parent / "pyproject.toml") if Path(lock_file).name == "uv.lock" else None
+            lock = [e for e in entries if e[0] in (lock_file, manifest)]
+            state = "lock:" + self._key([*matched, *lock], None)
+        with self._lock:
+            self._states[commit] = state
+        return state
+
+    def is_built(self, state: str) -> bool:
+        """Whether ``state`` needs no build: this run built or restored it, or (without ``--lock``) the
+        build cache holds it from an earlier run."""
+        with self._lock:
+            if state in self._built_states:
+                return True
+        return not state.startswith("lock:") and (self.store / state / "build.json").is_file()
+
+    def _built(self, prepared: Prepared) -> None:
+        if not prepared.reverts:
+            state = self.state_of(prepared.commit)
+            if state is not None:
+                with self._lock:
+                    self._built_states.add(state)
 
     def _cached_build(self, prepared: Prepared, log: list[str], start: float, event: dict[str, Any]) -> BuildResult:
         key, matched = self.input_key(prepared)
@@ -543,6 +632,7 @@ class Builder:
                     self.stats.seconds_saved += saved
                 event.update(restore_seconds=round(restored, 4), saved_seconds=round(saved, 4),
                              built_at=meta.get("commit"))
+                self._built(prepared)
                 log.append(f"build cache hit: restored {', '.join(self.spec.outputs)} (hard links) built at "
                            f"{str(meta.get('commit'))[:10]} in {float(meta.get('seconds', 0.0)):.2f}s; restore "
                            f"{restored:.2f}s; setup not run")
@@ -560,6 +650,7 @@ class Builder:
                                                                      "seconds": event.get("build_seconds", 0.0),
                                                                      "inputs": matched})
                     log.append(f"build cached under {key[:16]}: {', '.join(self.spec.outputs)}")
+                    self._built(prepared)
             return self._done(ok, "built" if ok else "failed", log, start, prepared, event)
 
     # ---- prebuilt artifacts --------------------------------------------------------------------------------

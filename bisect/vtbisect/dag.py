@@ -16,6 +16,10 @@ filled in, that is within one of the half (``approx_halfway``); else the first c
 the best distance. Once any commit has been judged untestable git ranks by distance, then commit id,
 and steps away from an untestable best commit with its fixed pseudo-random ``skip_away``; so does this.
 
+With ``built`` (build-aware cut points, ``vtbisect.search.build_aware_cut``), a one-at-a-time proposal
+that would need a build moves to the best-halving commit whose build inputs are already built, if its
+split of the suspects stays within ``[CUT_TOLERANCE, 1 - CUT_TOLERANCE]``.
+
 Reachability is a bitset per commit (a Python int over the candidates in topological order), so a
 graph of a few thousand candidates costs a few milliseconds per proposal."""
 
@@ -23,10 +27,12 @@ from __future__ import annotations
 
 import heapq
 import struct
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from vtbisect.search import Verdict, approx_halfway
+from vtbisect.search import CUT_TOLERANCE, WINDOW_CAP, Verdict, approx_halfway
+
+Built = Callable[[str], bool]  # whether a commit's build inputs are already built
 
 
 @dataclass(frozen=True)
@@ -64,6 +70,7 @@ class DagSearch:
             self.reach.append(bits)
         self.bad = bad
         self.verdicts: dict[str, Verdict] = {bad: "bad"}
+        self.last_move: tuple[str, str, str] | None = None  # the last propose's move off git's choice
 
     def record(self, sha: str, verdict: Verdict, *, override: bool = False) -> None:
         if sha not in self.index:
@@ -97,9 +104,29 @@ class DagSearch:
     def done(self) -> bool:
         return not self.untested()
 
-    def propose(self, k: int = 1, *, taken: Iterable[str] = ()) -> list[str]:
+    def propose(self, k: int = 1, *, taken: Iterable[str] = (), built: Built | None = None) -> list[str]:
         """Up to ``k`` commits: git's choice first (``git_choice``), then the next best halving ones
-        (ties: the oldest in topological order)."""
+        (ties: the oldest in topological order). With ``built`` and k = 1, git's choice gives way to the
+        best-halving built commit within the tolerance (``last_move``: (chosen, git's, reason))."""
+        self.last_move = None
+        taken = set(taken)
+        proposed = self._propose(k, taken)
+        if built is None or k != 1 or not proposed or built(proposed[0]):
+            return proposed
+        suspects = self.suspects()
+        size = bin(suspects).count("1")
+        balance = []
+        for sha in self.untested():
+            reach = bin(self.reach[self.index[sha]] & suspects).count("1")
+            if min(reach, size - reach) >= CUT_TOLERANCE * size:
+                balance.append((-min(reach, size - reach), self.index[sha], sha))
+        for _, _, sha in sorted(balance)[:WINDOW_CAP]:
+            if sha not in taken and built(sha):
+                self.last_move = (sha, proposed[0], "built")
+                return [sha]
+        return proposed
+
+    def _propose(self, k: int, taken: Iterable[str]) -> list[str]:
         suspects = self.suspects()
         size = bin(suspects).count("1")
         taken = set(taken)
@@ -245,6 +272,7 @@ class MultiGateDag:
     def __init__(self, gates: Sequence[str], candidates: Sequence[str], parents: Mapping[str, Sequence[str]],
                  bad: str, dates: Mapping[str, int] | None = None) -> None:
         self.searches = {gate: DagSearch(candidates, parents, bad, dates) for gate in gates}
+        self.moves: list[tuple[str, str, str]] = []
 
     @property
     def done(self) -> bool:
@@ -254,11 +282,15 @@ class MultiGateDag:
         for gate, search in self.searches.items():
             search.record(sha, verdicts.get(gate, "skip"))
 
-    def propose(self, k: int = 1) -> list[str]:
+    def propose(self, k: int = 1, *, built: Built | None = None) -> list[str]:
+        """As ``MultiGateSearch.propose``; ``moves``: the proposals ``built`` moved, (chosen, git's, why)."""
         chosen: list[str] = []
+        self.moves = []
         for search in self.searches.values():
             if not search.done:
-                chosen += search.propose(k - len(chosen), taken=chosen)
+                chosen += search.propose(k - len(chosen), taken=chosen, built=built)
+                if search.last_move is not None:
+                    self.moves.append(search.last_move)
             if len(chosen) >= k:
                 break
         return chosen

@@ -27,7 +27,7 @@ import contextlib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 from vtgate.exitcodes import ExitCode
 
@@ -56,10 +56,34 @@ from vtbisect.revisions import (
     merged_by,
     tree_of,
 )
-from vtbisect.search import MultiGateSearch, SearchOutcome, Verdict, majority
+from vtbisect.search import (
+    CutChoice,
+    CutChooser,
+    MultiGateSearch,
+    SearchOutcome,
+    Verdict,
+    build_aware_cut,
+    majority,
+)
 from vtbisect.worktrees import RevertConflict, WorktreePool
 
 RECHECK_LIMIT = 5  # fresh judgements at most to settle one contested verdict
+
+
+class CutStates(Protocol):
+    """What build-aware cut points need of the build step (``vtbisect.build.Builder``)."""
+
+    def state_of(self, commit: str) -> str | None: ...
+
+    def is_built(self, state: str) -> bool: ...
+
+
+class _BuiltStates:
+    def __init__(self, states: CutStates) -> None:
+        self.states = states
+
+    def __contains__(self, state: object) -> bool:
+        return isinstance(state, str) and self.states.is_built(state)
 
 
 class Bisection:
@@ -72,8 +96,12 @@ class Bisection:
         options: Options,
         env: Mapping[str, str],
         handler: Handler | None = None,
+        cut_states: CutStates | None = None,
     ) -> None:
         self.rng = rng
+        self.cut_states = cut_states  # build-aware cut points (one judgement per round, no reverts)
+        self.cuts = 0
+        self.cut_moves: list[dict[str, str]] = []
         self.runner = runner
         self.pool = pool
         self.cache = cache
@@ -235,6 +263,8 @@ class Bisection:
             range=self.rng, gates=gates, culprits=tuple(culprits), steps=tuple(self.steps),
             evaluations=evaluations, judgements=sum(s.judgements for s in self.steps), rounds=self.rounds,
             seconds=round(time.monotonic() - start, 3), notes=tuple(self.notes), dropped=dict(self.dropped),
+            cut_points="build-aware" if self.cut_states is not None else "plain", cuts=self.cuts,
+            cut_moves=tuple(self.cut_moves),
         )
 
     @property
@@ -471,10 +501,42 @@ class Bisection:
         culprits = self._culprits(search.outcomes(), reverts, masked_by)
         return [opened for c in culprits for opened in self._open_merge(c)]
 
+    def _chooser(self, k: int, reverts: tuple[str, ...]) -> CutChooser | None:
+        """Build-aware cuts (``build_aware_cut``) for one-at-a-time rounds without reverts, else None."""
+        states = self.cut_states
+        if states is None or k != 1 or reverts:
+            return None
+
+        def state(index: int) -> str | None:
+            return states.state_of(self.rng.base.sha if index < 0 else self.rng.candidates[index].sha)
+
+        built = _BuiltStates(states)
+
+        def choose(lo: int, hi: int, plain: int, free: Sequence[int]) -> CutChoice:
+            return build_aware_cut(lo, hi, plain, free, state, built)
+
+        return choose
+
+    def _built_commit(self, sha: str) -> bool:
+        assert self.cut_states is not None
+        state = self.cut_states.state_of(sha)
+        return state is not None and self.cut_states.is_built(state)
+
+    def _count_cuts(self, phase: str, chosen: int, moves: Sequence[tuple[str, str, str]]) -> None:
+        self.cuts += chosen
+        for sha, plain, reason in moves:
+            self.cut_moves.append({"phase": phase, "plain": plain, "chosen": sha, "reason": reason})
+
     def _run_rounds(self, search: MultiGateSearch, reverts: tuple[str, ...], phase: str) -> None:
         k = max(1, self.options.jobs)
+        chooser = self._chooser(k, reverts)
         while not search.done:
-            indices = search.propose(k)
+            indices = search.propose(k, chooser=chooser)
+            if chooser is not None:
+                sha = self._points
+                self._count_cuts(phase, len(indices), [
+                    (sha([c.index], reverts)[0].commit.sha, sha([c.plain], reverts)[0].commit.sha, c.reason)
+                    for c in search.choices.values() if c.moved])
             mean = self.mean_seconds()
             steps_left = search.remaining_steps(k)
             eta = None if mean is None else mean * steps_left * max(1, self.options.repeat)
@@ -664,7 +726,11 @@ class Bisection:
                           f"({len(self.rng.candidates)} on BAD's first-parent line)")
         for _ in range(4 * len(by_sha) + 4):
             while not graph.done:
-                shas = graph.propose(max(1, self.options.jobs))
+                k = max(1, self.options.jobs)
+                building = self.cut_states is not None and k == 1
+                shas = graph.propose(k, built=self._built_commit if building else None)
+                if building:
+                    self._count_cuts("search", len(shas), graph.moves)
                 self.handler.progress("search", sum(len(s.untested()) for s in graph.searches.values()),
                                       max(1, len(graph.searches[gates[0]].untested()).bit_length()), None)
                 for sha, step in zip(shas, self.judge_round([Point(by_sha[sha]) for sha in shas], "search"),

@@ -95,6 +95,9 @@ class Outcome:
     seconds: float
     notes: tuple[str, ...]
     dropped: dict[str, str]
+    cut_points: str = "plain"  # "build-aware" when the cuts could move to save builds (vtbisect.search)
+    cuts: int = 0  # cut points chosen under the build-aware rule
+    cut_moves: tuple[dict[str, str], ...] = ()  # each moved cut: phase, plain, chosen, reason
 
     @property
     def exit_code(self) -> int:

@@ -122,6 +122,26 @@ def outcome_record(outcome: Outcome, recipe: dict[str, Any], build: dict[str, An
     return record
 
 
+REASONS = {"built": "to a commit whose build was already done",
+           "fewer builds": "to a build state more candidates share (fewer builds expected)"}
+
+
+def cut_points_record(outcome: Outcome) -> dict[str, Any]:
+    """The build record's ``cut_points``: the rule, how many cuts it chose, which moved and why."""
+    return {"rule": outcome.cut_points, "cuts": outcome.cuts, "moved": len(outcome.cut_moves),
+            "moves": [dict(move) for move in outcome.cut_moves]}
+
+
+def cut_points_summary(cuts: dict[str, Any]) -> str:
+    if cuts["rule"] != "build-aware":
+        return "cut points: plain (git's midpoint)"
+    reasons: dict[str, int] = {}
+    for move in cuts["moves"]:
+        reasons[move["reason"]] = reasons.get(move["reason"], 0) + 1
+    why = ", ".join(f"{n} {REASONS.get(reason, reason)}" for reason, n in sorted(reasons.items()))
+    return f"cut points: build-aware, {cuts['moved']} of {cuts['cuts']} moved off the midpoint" + (f" ({why})" if why else "")
+
+
 def build_summary(build: dict[str, Any], judgements: int) -> str:
     """One line: what the build step did over the run."""
     parts = [f"build step: {build['builds']} builds ({build['build_failures']} failed) for {judgements} judgements"]
@@ -134,6 +154,8 @@ def build_summary(build: dict[str, Any], judgements: int) -> str:
         parts.append(f"{build['envs_created']} environments created, {build['env_hits']} reused")
     if build.get("compiler_cache"):
         parts.append(f"compilers through {build['compiler_cache']} ({build['compiler_cache_dir']})")
+    if build.get("cut_points"):
+        parts.append(cut_points_summary(build["cut_points"]))
     return "; ".join(parts)
 
 

@@ -19,17 +19,27 @@ index above ``lo`` judged bad (BAD by default). The first bad commit lies in ``(
 - ``MultiGateSearch`` runs one ``GateSearch`` per gate over the same candidates and picks each round's
   candidates so that the gates share judgements: one judgement of a commit yields a verdict for every
   gate.
+- Build-aware cut points (``build_aware_cut``, on when a build cache knows each commit's build-input
+  state): a one-at-a-time cut may move off the midpoint to a candidate whose split of the bracket stays
+  within ``[CUT_TOLERANCE, 1 - CUT_TOLERANCE]`` when that lowers the expected cost, a build weighed as
+  ``BUILD_WEIGHT`` judgements. Any cut inside the bracket keeps the search correct; only the order of
+  the judgements changes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import functools
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 Verdict = Literal["good", "bad", "skip"]
 VERDICTS: tuple[Verdict, ...] = ("good", "bad", "skip")
 GOOD_INDEX = -1
+CUT_TOLERANCE = 0.35  # a build-aware cut splits the bracket no worse than 35:65
+BUILD_WEIGHT = 3.0  # a build costs as much as three judgements (fixed: the choice never depends on timing)
+EXACT_SPAN = 48  # brackets up to this many positions get the exact expected-cost choice; wider: built-state rule
+WINDOW_CAP = 32  # wider brackets: at most this many candidates nearest the midpoint are looked at
 
 
 @dataclass(frozen=True)
@@ -44,6 +54,83 @@ class SearchOutcome:
     @property
     def exact(self) -> bool:
         return len(self.candidates) == 1
+
+
+@dataclass(frozen=True)
+class CutChoice:
+    """Where a cut went: ``index`` (judged), ``plain`` (where the midpoint rule would cut) and why they
+    differ: ``""`` (they do not), ``"built"`` (the plain pick needs a build and the chosen commit's build
+    inputs are already built) or ``"fewer builds"`` (the choice leaves brackets that are expected to need
+    fewer builds later, e.g. its build state is shared by more of the candidates)."""
+
+    index: int
+    plain: int
+    reason: str = ""
+
+    @property
+    def moved(self) -> bool:
+        return self.index != self.plain
+
+
+class CutChooser(Protocol):
+    """Picks one cut of ``(lo, hi)`` given the plain pick and the untested candidates inside
+    (``build_aware_cut`` with a build's states bound in)."""
+
+    def __call__(self, lo: int, hi: int, plain: int, free: Sequence[int]) -> CutChoice: ...
+
+
+def build_aware_cut(lo: int, hi: int, plain: int, free: Sequence[int], state: Callable[[int], str | None],
+                    built: Container[str], *, weight: float = BUILD_WEIGHT,
+                    tolerance: float = CUT_TOLERANCE, exact_span: int = EXACT_SPAN) -> CutChoice:
+    """The cut of ``(lo, hi)`` with the lowest expected cost (one judgement, plus ``weight`` when its
+    build-input ``state`` is not ``built``, plus the expected cost of the bracket it leaves, the first bad
+    commit taken as equally likely anywhere in ``(lo, hi]``), among ``plain`` and the untested candidates
+    whose split lies within ``[tolerance, 1 - tolerance]``. Every later cut is assumed to follow the same
+    rule, and a judged cut's state counts as built from then on (exact over a bracket of up to
+    ``exact_span`` positions; a wider one only moves the cut to the candidate nearest ``plain`` whose state
+    is built, if any). ``state`` returns None for an unknown state (never built). Ties keep ``plain``, then
+    the nearest to it, then the older. Deterministic: no timing, no randomness."""
+    span = hi - lo
+    untested = frozenset(free)
+
+    def in_window(i: int, a: int, b: int) -> bool:
+        return tolerance * (b - a) <= i - a <= (1 - tolerance) * (b - a)
+
+    def new(i: int, a: int, b: int) -> bool:
+        """Judging ``i`` in ``(a, b)`` needs a build: its state is unknown, or neither built nor that of a
+        cut assumed judged (``a`` above ``lo``, ``b`` below ``hi``)."""
+        s = state(i)
+        return s is None or not (s in built or (a != lo and s == state(a)) or (b != hi and s == state(b)))
+
+    if span > exact_span:
+        window = sorted((i for i in untested if in_window(i, lo, hi)), key=lambda i: (abs(i - plain), i))
+        hits = [i for i in window[:WINDOW_CAP] if not new(i, lo, hi)]
+        if plain in untested and not new(plain, lo, hi):
+            return CutChoice(plain, plain)
+        return CutChoice(hits[0], plain, "built") if hits else CutChoice(plain, plain)
+
+    @functools.cache
+    def expected(a: int, b: int) -> float:
+        cuts = [i for i in range(a + 1, b) if i in untested]
+        if not cuts:
+            return 0.0
+        window = [i for i in cuts if in_window(i, a, b)]
+        if not window:
+            middle = (a + b) / 2
+            window = [min(cuts, key=lambda i: (abs(i - middle), i))]
+        return min(cost(i, a, b) for i in window)
+
+    def cost(i: int, a: int, b: int) -> float:
+        return (1.0 + weight * new(i, a, b) + (i - a) / (b - a) * expected(a, i)
+                + (b - i) / (b - a) * expected(i, b))
+
+    options = sorted({plain, *(i for i in untested if in_window(i, lo, hi))})
+    scored = [(cost(i, lo, hi), i) for i in options]
+    best = min(c for c, _ in scored)
+    if cost(plain, lo, hi) <= best + 1e-9:
+        return CutChoice(plain, plain)
+    chosen = min((i for c, i in scored if c <= best + 1e-9), key=lambda i: (abs(i - plain), i))
+    return CutChoice(chosen, plain, "built" if new(plain, lo, hi) and not new(chosen, lo, hi) else "fewer builds")
 
 
 def part_sizes(m: int, parts: int) -> list[int]:
@@ -94,6 +181,7 @@ class GateSearch:
         self.n = n
         self.floor = last_good
         self.verdicts: dict[int, Verdict] = {}
+        self.last_choice: CutChoice | None = None  # the last propose's cut, when a chooser made it
 
     def record(self, index: int, verdict: Verdict, *, override: bool = False) -> None:
         if not GOOD_INDEX <= index < self.n:
@@ -119,9 +207,20 @@ class GateSearch:
     def done(self) -> bool:
         return not self.untested_inside()
 
-    def propose(self, k: int = 1, *, taken: Iterable[int] = ()) -> list[int]:
+    def propose(self, k: int = 1, *, taken: Iterable[int] = (), chooser: CutChooser | None = None) -> list[int]:
         """Up to ``k`` untested indices cutting the bracket into ``k+1`` parts (``part_sizes``; the
-        midpoint for k = 1), each the nearest untested index to its ideal place."""
+        midpoint for k = 1), each the nearest untested index to its ideal place. With a ``chooser`` (k = 1
+        only) the cut may move (``build_aware_cut``); ``last_choice`` says where and why."""
+        self.last_choice = None
+        plain = self._propose(k, taken)
+        if chooser is None or k != 1 or len(plain) != 1:
+            return plain
+        lo, hi = self.bracket()
+        free = sorted(set(self.untested_inside()) - set(taken))
+        self.last_choice = chooser(lo, hi, plain[0], free)
+        return [self.last_choice.index]
+
+    def _propose(self, k: int, taken: Iterable[int]) -> list[int]:
         lo, hi = self.bracket()
         free = set(self.untested_inside()) - set(taken)
         chosen: list[int] = []
@@ -161,6 +260,7 @@ class MultiGateSearch:
     def __init__(self, gates: Sequence[str], n: int, *, last_good: Mapping[str, int] | None = None) -> None:
         floors = dict(last_good or {})
         self.searches = {g: GateSearch(g, n, last_good=floors.get(g, GOOD_INDEX)) for g in gates}
+        self.choices: dict[int, CutChoice] = {}  # the last propose's cuts a chooser made, by index
 
     @property
     def done(self) -> bool:
@@ -171,19 +271,22 @@ class MultiGateSearch:
         for gate, search in self.searches.items():
             search.record(index, verdicts.get(gate, "skip"), override=override)
 
-    def propose(self, k: int = 1) -> list[int]:
+    def propose(self, k: int = 1, *, chooser: CutChooser | None = None) -> list[int]:
         """Up to ``k`` indices for the next round. The widest open brackets choose first; gates with
-        the same bracket propose the same points, so they share every judgement."""
+        the same bracket propose the same points, so they share every judgement. ``choices``: for each
+        index proposed by a ``chooser`` (k = 1), where it cut and why."""
         open_searches = [s for s in self.searches.values() if not s.done]
         open_searches.sort(key=lambda s: (-(s.bracket()[1] - s.bracket()[0]), s.gate))
         chosen: list[int] = []
-        proposals = {s.gate: s.propose(k) for s in open_searches}
+        proposals = {s.gate: s.propose(k, chooser=chooser) for s in open_searches}
+        made = {s.last_choice.index: s.last_choice for s in reversed(open_searches) if s.last_choice is not None}
         while len(chosen) < k and any(proposals.values()):
             for search in open_searches:
                 queue = [i for i in proposals[search.gate] if i not in chosen]
                 proposals[search.gate] = queue[1:]
                 if queue and len(chosen) < k:
                     chosen.append(queue[0])
+        self.choices = {i: made[i] for i in chosen if i in made}
         return sorted(chosen)
 
     def remaining_steps(self, k: int = 1) -> int:

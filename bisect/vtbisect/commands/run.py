@@ -35,14 +35,21 @@ from vtgate.output import console, problem, say, write_json
 from vtgate.run.executor import ExecutorError, ExecutorSettings, SchedulerLost
 
 from vtbisect.app import app
-from vtbisect.build import BuildConfigError, Builder, BuildingRunner, bisect_table, spec_from
+from vtbisect.build import BuildConfigError, Builder, BuildingRunner, bisect_table, shell_safe, spec_from
 from vtbisect.cache import Knobs, VerdictCache, default_cache_dir, thread_env, verdict_env
 from vtbisect.distributed import judging, stop_remote
 from vtbisect.driver import Bisection
 from vtbisect.judgecmd import CommandError, resolve_command, resolve_gate_leaks
 from vtbisect.judges import CommandRunner, GateRunner, JudgeAbort, Runner, allow_children, kill_children
 from vtbisect.records import BisectError, Options, Outcome
-from vtbisect.report import ProgressHandler, build_summary, outcome_record, summary_lines, write_evidence
+from vtbisect.report import (
+    ProgressHandler,
+    build_summary,
+    cut_points_record,
+    outcome_record,
+    summary_lines,
+    write_evidence,
+)
 from vtbisect.revisions import (
     GitError,
     Range,
@@ -231,6 +238,9 @@ def run_command(
                                   "cached by its content; the judge gets {python}."),
     compiler_cache: str = typer.Option(None, "--compiler-cache", metavar="auto|off",
                                        help="Route C/C++ compilers through ccache or sccache when installed (auto)."),
+    cut_points: str = typer.Option(None, "--cut-points", metavar="build-aware|plain",
+                                   help="Where to cut: build-aware (default with a build cache) moves a cut within "
+                                        "35:65 of the range to a commit whose build is done; plain: git's midpoint."),
 ) -> int:
     argv = sys.argv[1:]
     rest = list(rest or [])
@@ -259,7 +269,9 @@ def run_command(
                          artifact=artifact, artifact_checksum=artifact_checksum, artifact_install=artifact_install,
                          artifact_missing=artifact_missing, lock=lock, compiler_cache=compiler_cache,
                          use_cache=not no_build_cache)
-        builder = Builder(spec, repo, cache, env) if spec.active else None
+        work_cache, safe_note = shell_safe(cache) if spec.active else (cache, None)
+        builder = Builder(spec, repo, work_cache, env) if spec.active else None
+        cut_rule = _cut_rule(cut_points, builder)
         if builder is not None and settings.kind != "local":
             raise BuildConfigError("a build step (--setup, --artifact, --lock) runs on this machine only; fix: drop "
                                    "--executor dask, or build inside the judge on the workers")
@@ -271,7 +283,7 @@ def run_command(
         raise fail(f"git failed: {error}", ExitCode.INTERNAL) from None
     _dirty_note(repo)
     told = runner.plan if isinstance(runner, CommandRunner) else runner.leaks if isinstance(runner, GateRunner) else None
-    for note in told.notes if told else ():
+    for note in [*(told.notes if told else ()), *([safe_note] if safe_note else [])]:
         say(("note:", "yellow"), f" {note}")
     options = Options(jobs=jobs, repeat=repeat, confirm=confirm, all_culprits=all_culprits,
                       first_parent=first_parent, all_red=all_red, recheck=recheck)
@@ -283,11 +295,13 @@ def run_command(
             + (", resources " + ",".join(f"{k}={v:g}" for k, v in settings.resources.items())
                if settings.resources else ""))
     judge: Runner = runner if builder is None else BuildingRunner(runner, builder)
-    outcome = _bisect(repo, cache, rng, judge, options, env, no_cache, quiet, settings)
+    outcome = _bisect(repo, work_cache, rng, judge, options, env, no_cache, quiet, settings,
+                      builder if cut_rule == "build-aware" else None)
     recipe = _recipe(pinned, runner, env, cache, repo, rng)
     build = builder.record() if builder is not None else None
-    if builder is not None:
+    if build is not None:
         recipe["build_step"] = spec.to_record()
+        build["cut_points"] = cut_points_record(outcome)
     _report(outcome, recipe, json_out, evidence, build)
     if not fail_on_culprit:
         return ExitCode.OK
@@ -307,15 +321,30 @@ def _two_arguments_check(repo: Path, range_spec: str, rest: list[str], argv: lis
                          f"mean {meant}? e.g. vtbisect run {meant} -- CMD ARGS...")
 
 
+def _cut_rule(given: str | None, builder: Builder | None) -> str:
+    """``--cut-points``: build-aware by default when a build cache knows each commit's build inputs."""
+    cached = builder is not None and builder.spec.cached
+    if given is None:
+        return "build-aware" if cached else "plain"
+    if given not in ("build-aware", "plain"):
+        raise BuildConfigError(f"--cut-points {given!r}: use build-aware or plain")
+    if given == "build-aware" and not cached:
+        raise BuildConfigError("--cut-points build-aware needs the build cache, which knows what each commit's build "
+                               "reads; fix: give --setup CMD with --build-input GLOB and --build-output PATH")
+    return given
+
+
 def _bisect(repo: Path, cache: Path, rng: Range, runner: Runner, options: Options, env: dict[str, str],
-            no_cache: bool, quiet: bool, settings: ExecutorSettings | None = None) -> Outcome:
+            no_cache: bool, quiet: bool, settings: ExecutorSettings | None = None,
+            cut_states: Builder | None = None) -> Outcome:
     handler = ProgressHandler(console, quiet)
     tips = (rng.good.sha, rng.bad.sha)
     try:
         with terminate_as_interrupt(), worktree_session(repo, cache, options.jobs) as local_pool, judging(
                 settings or ExecutorSettings(), local_pool, runner, env, repo, tips, cache, options.jobs,
                 handler.info) as (pool, judge):
-            bisection = Bisection(rng, judge, pool, VerdictCache(cache, enabled=not no_cache), options, env, handler)
+            bisection = Bisection(rng, judge, pool, VerdictCache(cache, enabled=not no_cache), options, env, handler,
+                                  cut_states)
             try:
                 with _run_lock(cache):
                     return bisection.run()
@@ -340,7 +369,7 @@ def _bisect(repo: Path, cache: Path, rng: Range, runner: Runner, options: Option
             say(("note:", "yellow"), f" {error}. Judged on the cluster: {handler.judged} steps{left}; "
                 f"{kept}; the bisection goes on on this machine (--fallback local)")
             allow_children()
-            return _bisect(repo, cache, rng, runner, options, env, no_cache, quiet, ExecutorSettings())
+            return _bisect(repo, cache, rng, runner, options, env, no_cache, quiet, ExecutorSettings(), cut_states)
         raise fail(f"{error}. Judged so far: {handler.judged} steps{left}; {kept}, worktrees removed; re-run the "
                    "same command to resume", error.exit_code) from None
     except ExecutorError as error:
