@@ -174,8 +174,14 @@ def _rewrite(operator_intent: str, node: ast.expr) -> ast.expr | None:
     return None
 
 
-def _node_at(tree: ast.AST, line: int, col: int, kinds: tuple[type, ...]) -> ast.expr:
-    found = [n for n in ast.walk(tree) if isinstance(n, kinds) and (n.lineno, n.col_offset) == (line, col)]
+# the operator of the node a rewrite applies to, where nodes nest at one column: in `x / y * w` the
+# product and the quotient both start at x
+_INTENT_OP: dict[str, type] = {"x / y -> x * (1.0 / y)": ast.Div}
+
+
+def _node_at(tree: ast.AST, line: int, col: int, kinds: tuple[type, ...], op: type | None = None) -> ast.expr:
+    found = [n for n in ast.walk(tree) if isinstance(n, kinds) and (n.lineno, n.col_offset) == (line, col)
+             and (op is None or isinstance(getattr(n, "op", None), op))]
     assert found, (line, col)
     return found[0]  # the outermost (ast.walk is breadth first)
 
@@ -187,7 +193,7 @@ def _check_reassociations(mutants, read) -> int:
             continue
         col = int(mutant.ident.split(":")[-3])
         original = read(mutant.path)
-        before = _node_at(ast.parse(original), mutant.line, col, (ast.BinOp, ast.Call))
+        before = _node_at(ast.parse(original), mutant.line, col, (ast.BinOp, ast.Call), _INTENT_OP.get(mutant.intent))
         expected = _rewrite(mutant.intent, before)
         assert expected is not None, mutant.intent
         after = ast.parse(_applied(original, mutant))
