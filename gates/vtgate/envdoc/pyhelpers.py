@@ -36,7 +36,7 @@ from typing import Any
 
 from vtgate.envdoc.model import EnvRead, Expr, FileScan, PyHelper
 from vtgate.envdoc.pyscan import collect_bindings as _collect_bindings
-from vtgate.envdoc.pyscan import decode_python, make_read, module_parts
+from vtgate.envdoc.pyscan import decode_python, import_origin, make_read, module_parts
 
 _Bindings = tuple[dict[str, list[ast.expr | None]], set[str]]
 _BINDINGS: dict[int, tuple[list[ast.stmt], _Bindings]] = {}  # kept alive with its body, so ids stay unique
@@ -89,11 +89,7 @@ class _Module:
                     if alias.asname:
                         self.imports[alias.asname] = tuple(alias.name.split("."))
             elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = package[: len(package) - (node.level - 1)] if node.level > 1 else package
-                    origin = (*base, *(node.module.split(".") if node.module else ()))
-                else:
-                    origin = tuple((node.module or "").split("."))
+                origin = import_origin(node, package)
                 for alias in node.names:
                     if alias.name != "*":
                         self.imports[alias.asname or alias.name] = (*origin, alias.name)

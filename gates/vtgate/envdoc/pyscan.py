@@ -54,6 +54,15 @@ def decode_python(data: bytes) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
+def import_origin(node: ast.ImportFrom, package: tuple[str, ...]) -> tuple[str, ...]:
+    """The dotted module a ``from ... import`` names, relative imports resolved against ``package``
+    (the importing module's package)."""
+    if node.level:
+        base = package[: len(package) - (node.level - 1)] if node.level > 1 else package
+        return (*base, *(node.module.split(".") if node.module else ()))
+    return tuple((node.module or "").split("."))
+
+
 def module_parts(relpath: str) -> tuple[str, ...]:
     """``engine/vtengine/knobs.py`` -> ("engine", "vtengine", "knobs"); ``pkg/__init__.py`` -> ("pkg",)."""
     parts = [part for part in relpath.replace("\\", "/").split("/") if part not in ("", ".", "..")]
@@ -355,11 +364,7 @@ class _Scanner:
                         top = alias.name.split(".")[0]
                         self.imports[top] = (top,)
             elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = package[: len(package) - (node.level - 1)] if node.level > 1 else package
-                    origin = (*base, *(node.module.split(".") if node.module else ()))
-                else:
-                    origin = tuple((node.module or "").split("."))
+                origin = import_origin(node, package)
                 for alias in node.names:
                     local = alias.asname or alias.name
                     if node.module == "os" and not node.level:
