@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from vtgate.envdoc.model import EnvRead, Expr, FileScan, PyHelper
+from vtgate.envdoc.pyscan import call_argument, decode_python, import_origin, make_read, module_parts
 from vtgate.envdoc.pyscan import collect_bindings as _collect_bindings
-from vtgate.envdoc.pyscan import decode_python, import_origin, make_read, module_parts
 
 _Bindings = tuple[dict[str, list[ast.expr | None]], set[str]]
 _BINDINGS: dict[int, tuple[list[ast.stmt], _Bindings]] = {}  # kept alive with its body, so ids stay unique
@@ -738,15 +738,6 @@ def _calls(
         stack.extend((child, function, cls, direct_class) for child in ast.iter_child_nodes(node))
 
 
-def _argument(call: ast.Call, position: int, param: str) -> ast.expr | None:
-    for keyword in call.keywords:
-        if keyword.arg == param:
-            return keyword.value
-    if any(isinstance(arg, ast.Starred) for arg in call.args[: position + 1]):
-        return None
-    return call.args[position] if position < len(call.args) else None
-
-
 def helper_reads(scans: Sequence[FileScan], files: Sequence[tuple[Path, str]]) -> tuple[list[EnvRead], list[str]]:
     """Reads at the call sites, in any scanned Python file, of the helpers the scans found; and
     notes (one per helper whose calls could not all be told apart: method calls whose receiver's
@@ -906,7 +897,7 @@ def _shadowed(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bo
 
 def _read_at(helper: PyHelper, home: _Module, call: ast.Call, module: _Module,
              function: ast.FunctionDef | ast.AsyncFunctionDef | None, evaluator: _Evaluator, shown: str) -> EnvRead | None:
-    argument = _argument(call, helper.position, helper.param)
+    argument = call_argument(call, helper.position, helper.param)
     if argument is None:
         return None
     local: dict[str, Any] = {}

@@ -841,7 +841,7 @@ class _Scanner:
                     for call, name, via_self, caller in calls:
                         if name != helper.name or via_self != helper.is_method:
                             continue
-                        argument = _argument(call, helper.position, helper.param)
+                        argument = call_argument(call, helper.position, helper.param)
                         if argument is None:
                             continue
                         if isinstance(argument, ast.Name) and caller is not None and _is_param(caller, argument.id):
@@ -1163,7 +1163,9 @@ def _is_param(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bo
     return name in [arg.arg for arg in (*function.args.posonlyargs, *function.args.args)]
 
 
-def _argument(call: ast.Call, position: int, param: str) -> ast.expr | None:
+def call_argument(call: ast.Call, position: int, param: str) -> ast.expr | None:
+    """The argument ``call`` passes for parameter ``param`` (keyword, else position ``position``);
+    None when it passes none or a ``*args`` hides which one it is."""
     for keyword in call.keywords:
         if keyword.arg == param:
             return keyword.value
