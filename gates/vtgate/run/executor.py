@@ -37,7 +37,8 @@ SOURCES = ("bundle", "path")  # or any git URL / path the workers can reach
 DEFAULT_BUNDLE_LIMIT_MB = 200.0
 DEFAULT_CONNECT_TIMEOUT = 10.0
 DEFAULT_LOST_TIMEOUT = 30.0  # seconds a scheduler may stay unreachable mid-run (VT_DASK_LOST_TIMEOUT)
-POLL_SECONDS = 0.25  # how often a wait on a task looks at the cancel flag and the scheduler's health
+POLL_SECONDS = 0.25  # how often a wait for the scheduler to come back looks again
+DONE_POLL_SECONDS = 0.05  # how often a wait looks whether its task is done (a local read, no round trip)
 HEARTBEAT_SECONDS = 2.0  # how often a waiting client asks the scheduler who it is (one question at a time)
 DEFAULT_ALLOWED_FAILURES = 2  # a LocalCluster task may kill this many workers before it is given up
 LOST_TASK_RESUBMITS = 2  # a task the scheduler dropped on its own is submitted again this many times
@@ -383,7 +384,7 @@ class DaskExecutor:
     def wait(self, function: Any, *args: Any, resources: Mapping[str, float] | None = None,
              stopped: Callable[[], bool] = lambda: False) -> Any:
         """``submit`` and wait for the result, never longer than the scheduler stays reachable: the wait
-        looks at ``stopped()`` and the scheduler's health every ``POLL_SECONDS`` and raises
+        looks at ``stopped()`` and the scheduler's health every ``DONE_POLL_SECONDS`` and raises
         ``SchedulerLost`` once it has been unreachable past the deadline (``check_alive``). A task the
         scheduler dropped without being asked (cancelled as "already forgotten" while a worker died under
         it; "lost dependencies" when every worker holding its broadcast data died, which is then sent
@@ -405,9 +406,18 @@ class DaskExecutor:
                 continue
             try:
                 while True:
-                    try:
-                        result = future.result(timeout=POLL_SECONDS)
-                    except (DaskTimeout, TimeoutError):
+                    # done() is read locally; polling result(timeout=...) instead loses a race in Dask's
+                    # sync(): a timeout that fires as the task finishes escapes as an UnboundLocalError
+                    # (dask/distributed#8514, seen here as a bisection's "internal error")
+                    if not future.done():
+                        time.sleep(DONE_POLL_SECONDS)
+                        if stopped():
+                            raise CancelledError("the run was cancelled")
+                        self.check_alive()
+                        continue
+                    try:  # done: the result is fetched from its worker, bounded like every wait
+                        result = future.result(timeout=self.settings.lost_timeout)
+                    except (DaskTimeout, TimeoutError, UnboundLocalError):  # the same race, at this bound
                         if stopped():
                             raise CancelledError("the run was cancelled") from None
                         self.check_alive()
