@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from vtgate.envdoc.config import DEFAULT_DOC, AllowEntry, EnvdocConfig
-from vtgate.envdoc.cscan import C_SUFFIXES, constants_across_files
+from vtgate.envdoc.cscan import C_SUFFIXES, constants_across_files, helper_calls_across
 from vtgate.envdoc.doctable import DocRow, parse_doc, parse_docs
 from vtgate.envdoc.model import EnvdocError, EnvdocNothingToCheck, EnvRead, FileScan, WrapperSpec
 from vtgate.envdoc.pyhelpers import helper_reads
@@ -85,6 +85,7 @@ def run_envdoc(root: Path, config: EnvdocConfig) -> EnvdocReport:
     reads = [read for scan in scans for read in scan.reads]
     reads.extend(resolve_wrapper_calls(scans, config.wrappers, notes))
     across, helper_notes = helper_reads(scans, files)
+    across.extend(_c_helper_reads(scans, files))
     known = {(read.name, read.file, read.line) for read in reads if read.name}
     reads.extend(read for read in across if read.name is None or (read.name, read.file, read.line) not in known)
     notes.extend(helper_notes)
@@ -114,6 +115,24 @@ def run_envdoc(root: Path, config: EnvdocConfig) -> EnvdocReport:
     _explain_stale_elsewhere(report, [*others.get("language", []), *others.get("build", [])])
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _c_helper_reads(scans: list[FileScan], files: list[tuple[Path, str]]) -> list[EnvRead]:
+    """Calls from other C-family files of the helpers the C scanner found (``helper_calls_across``)."""
+    helpers: dict[str, dict[str, set[int]]] = {}
+    for scan in scans:
+        for name, positions in scan.c_helpers.items():
+            helpers.setdefault(name, {})[scan.file] = positions
+    if not helpers:
+        return []
+    texts = []
+    for path, shown in files:
+        if shown.endswith(C_SUFFIXES):
+            try:
+                texts.append((shown, path.read_text(encoding="utf-8", errors="replace")))
+            except OSError:
+                continue
+    return helper_calls_across(texts, helpers)
 
 
 def _resolve_refs(reads: list[EnvRead], files: list[tuple[Path, str]]) -> list[EnvRead]:

@@ -205,7 +205,47 @@ def scan_c_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()) -
         _wrapper_read(result, spec, args, constants, loops, relpath, line)
     if helper_params:
         result.reads.extend(_helper_calls(tokens, helper_params, constants, loops, relpath))
+        result.c_helpers = helper_params
     return result
+
+
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]', re.MULTILINE)
+
+
+def helper_calls_across(files: Sequence[tuple[str, str]], helpers: dict[str, dict[str, set[int]]]) -> list[EnvRead]:
+    """Calls of a C/C++ helper (a function passing its parameter to getenv, found in one file) from
+    the other C-family files of the tree: ``getenv_or("X_FOO")`` in ``main.cpp`` with ``std::string
+    getenv_or(const char *name)`` defined in ``env.cpp``. ``files`` is (shown path, text);
+    ``helpers`` maps a helper's name to {defining file: positions}. A call counts only in a file that
+    ``#include``s a scanned file declaring or defining the helper (matched by the included path's
+    tail), and never as a member call (``obj.getenv_or(...)``): another function of the same name
+    in an unrelated file is not taken for the helper."""
+    texts = dict(files)
+    reads: list[EnvRead] = []
+    for shown, text in files:
+        names = [name for name in helpers if f"{name}(" in text and shown not in helpers[name]]
+        if not names:
+            continue
+        included = _INCLUDE.findall(text)
+        if not included:
+            continue
+        usable: dict[str, set[int]] = {}
+        for name in names:
+            declaring = [path for path, body in texts.items() if path != shown and f"{name}(" in body]
+            if any(path == inc or path.endswith("/" + inc.lstrip("./")) or path.rsplit("/", 1)[-1] == inc.rsplit("/", 1)[-1]
+                   for inc in included for path in declaring):
+                usable[name] = {p for positions in helpers[name].values() for p in positions}
+        if not usable:
+            continue
+        tokens = tokenize_c(text)
+        constants = string_constants(tokens)
+        loops = loop_names(tokens, constants)
+        plain = [
+            (kind, value, line) if not (index and tokens[index - 1][1] in (".", "->")) else (PUNCT, value, line)
+            for index, (kind, value, line) in enumerate(tokens)
+        ]
+        reads.extend(_helper_calls(plain, usable, constants, loops, shown))
+    return reads
 
 
 def _template_end(tokens: list[tuple[str, str, int]], open_angle: int) -> int | None:

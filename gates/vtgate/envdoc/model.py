@@ -199,3 +199,4 @@ class FileScan:
     constants: dict[str, tuple[str, ...]] = field(default_factory=dict)  # Go: file-level names bound to literals
     language: str = ""  # "python", "c", "go", "rust"
     py_helpers: list[PyHelper] = field(default_factory=list)  # Python: helpers whose read name is a parameter's
+    c_helpers: dict[str, set[int]] = field(default_factory=dict)  # C/C++: function -> parameter positions passed to getenv

@@ -749,6 +749,7 @@ def helper_reads(scans: Sequence[FileScan], files: Sequence[tuple[Path, str]]) -
         return _helper_reads(helpers, files)
     finally:
         _BINDINGS.clear()
+        _WALKS.clear()
 
 
 def _helper_reads(helpers: list[PyHelper], files: Sequence[tuple[Path, str]]) -> tuple[list[EnvRead], list[str]]:
@@ -775,7 +776,7 @@ def _helper_reads(helpers: list[PyHelper], files: Sequence[tuple[Path, str]]) ->
     for shown, text in texts.items():
         if not any(f"{name}(" in text for name in by_name):
             continue
-        if not any(f"{name}(" in text for name in functions) and not (
+        if not any(f"{name}(" in text for name in functions) and shown not in helper_modules and not (
             (reaches is not None and reaches.search(text)) or (shown.startswith(homes) and relative.search(text))
         ):
             continue
@@ -792,8 +793,8 @@ def _helper_reads(helpers: list[PyHelper], files: Sequence[tuple[Path, str]]) ->
                 home = helper_modules.get(helper.file)
                 if home is None:
                     continue
-                read = _read_at(helper, home, call, module, function, evaluator, shown)
-                if read is None:  # no name with this argument, whoever the callee: skip the type inference
+                found = _reads_at(helper, home, call, module, function, cls, evaluator, shown)
+                if not found:  # no name with this argument, whoever the callee: skip the type inference
                     continue
                 verdict = _is_call_of(helper, call, module, function, cls, types)
                 if verdict is False:
@@ -801,7 +802,7 @@ def _helper_reads(helpers: list[PyHelper], files: Sequence[tuple[Path, str]]) ->
                 if verdict is None:  # it would name a variable, if the receiver were the helper's class
                     unresolved.setdefault(f"{helper.cls}.{helper.name}", []).append(f"{shown}:{call.lineno}")
                 else:
-                    reads.append(read)
+                    reads.extend(found)
     notes = [
         f"helper {label}() (builds its env name from its argument): {len(where)} call(s) with a static argument of "
         f"a method named {label.rpartition('.')[2]} on an object whose class envdoc could not infer were not read "
@@ -830,8 +831,8 @@ def _candidate_pattern(helpers: Sequence[PyHelper]) -> re.Pattern[str]:
     ``.m(`` followed by an argument that may be static (a string, list or tuple literal, an
     f-string, a ``CONSTANT`` or ``Cls.CONSTANT``, a keyword argument). Only statements holding such a
     text are parsed and walked: the type inference behind ``x.m(...)`` is the costly part, and
-    ``.get(`` is everywhere. (A method called with a lower-case local variable holding the literal is
-    therefore not followed; a function helper is.)"""
+    ``.get(`` is everywhere. A method called with a lower-case variable (``.m(name)``) is kept only
+    where the file binds that name to a string literal or loops over it (see ``_candidate_lines``)."""
     functions = sorted({re.escape(h.name) for h in helpers if not h.cls})
     methods = sorted({re.escape(h.name) for h in helpers if h.cls})
     parts = []
@@ -840,15 +841,27 @@ def _candidate_pattern(helpers: Sequence[PyHelper]) -> re.Pattern[str]:
     if methods:
         parts.append(
             r"\.(?:" + "|".join(methods) + r")\(\s*(?:[\"'\[(]|[rbfuRBFU]{1,2}[\"']|[A-Z_][A-Za-z0-9_]*(?:\.[A-Z_]\w*)?\s*[,)]"
-            r"|[A-Za-z_]\w*\.[A-Z_][A-Z0-9_]*\b|\w+\s*=[^=])"
+            r"|[A-Za-z_]\w*\.[A-Z_][A-Z0-9_]*\b|\w+\s*=[^=]|(?P<local>[a-z_]\w*)\s*[,)])"
         )
     return re.compile("|".join(parts))
 
 
 def _candidate_lines(pattern: re.Pattern[str], text: str) -> list[int]:
+    """Lines of the pattern's matches; ``.m(name)`` with a lower-case variable only when the text
+    binds that name to a string literal (``name = "X_FOO"``) or loops it (``for name in``)."""
     lines: list[int] = []
     line, last = 1, 0
+    bindings: dict[str, bool] = {}
     for match in pattern.finditer(text):
+        local = match.groupdict().get("local")
+        if local:
+            if local not in bindings:
+                bindings[local] = re.search(
+                    r"\b" + re.escape(local) + r"\s*(?::[^=\n]*)?=\s*[rbuRBU]?[\"']|\bfor\s+" + re.escape(local) + r"\s+in\b",
+                    text,
+                ) is not None
+            if not bindings[local]:
+                continue
         line += text.count("\n", last, match.start())
         last = match.start()
         if not lines or lines[-1] != line:
@@ -895,11 +908,15 @@ def _shadowed(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bo
     return name in params or name in assigned or (name in bound and name not in imported)
 
 
-def _read_at(helper: PyHelper, home: _Module, call: ast.Call, module: _Module,
-             function: ast.FunctionDef | ast.AsyncFunctionDef | None, evaluator: _Evaluator, shown: str) -> EnvRead | None:
+def _reads_at(helper: PyHelper, home: _Module, call: ast.Call, module: _Module,
+              function: ast.FunctionDef | ast.AsyncFunctionDef | None, cls: ast.ClassDef | None,
+              evaluator: _Evaluator, shown: str) -> list[EnvRead]:
+    """The reads one call of the helper makes: its argument's name, one per item when the argument
+    is the variable of an enclosing ``for`` over literal items (or a dict literal's keys), and the
+    names of the sub-tables a self-recursive helper walks into (see ``_Walk``)."""
     argument = call_argument(call, helper.position, helper.param)
     if argument is None:
-        return None
+        return []
     local: dict[str, Any] = {}
     if function is not None:  # the caller's own single-assigned literals (`key = "x.y"; config.get(key)`)
         assigned, bound = collect_bindings(function.body)
@@ -916,9 +933,33 @@ def _read_at(helper: PyHelper, home: _Module, call: ast.Call, module: _Module,
         unknown = params | bound | {n for n, v in assigned.items() if n not in local}
     else:
         unknown = set()
+    pending: list[Any] = []
     value = _argument_value(argument, local, unknown, module, evaluator)
-    if value is UNKNOWN:
-        return None
+    if value is not UNKNOWN:
+        pending.append(value)
+    else:
+        for bindings in _loop_bindings(call, argument, module, function, cls, evaluator):
+            value = _argument_value(argument, {**local, **bindings}, unknown - set(bindings), module, evaluator)
+            if value is not UNKNOWN:
+                pending.append(value)
+    walk = _walk_of(helper, home, evaluator)
+    reads: list[EnvRead] = []
+    seen: set[Any] = set()
+    while pending and len(seen) < 512:
+        value = pending.pop(0)
+        if value in seen:
+            continue
+        seen.add(value)
+        read = _read_for(helper, home, value, call, evaluator, shown)
+        if read is not None:
+            reads.append(read)
+        if walk is not None:
+            pending.extend(walk.children(value, evaluator))
+    return reads
+
+
+def _read_for(helper: PyHelper, home: _Module, value: Any, call: ast.Call, evaluator: _Evaluator,
+              shown: str) -> EnvRead | None:
     env = {helper.param: value}
     try:
         for text, polarity in helper.guards:
@@ -961,3 +1002,291 @@ def _argument_value(argument: ast.expr, local: dict[str, Any], unknown: set[str]
     if isinstance(value, (bool, int, float)) or value is None:
         return UNKNOWN
     return value
+
+
+# --- names from the keys of dict literals and from loops over literal items (issue 24) -------------
+
+_COPIES = {"deepcopy", "copy", "dict"}
+
+
+def _dict_literal(node: ast.expr | None, module: _Module, cls: ast.ClassDef | None,
+                  function: ast.FunctionDef | ast.AsyncFunctionDef | None, depth: int = 0) -> ast.Dict | None:
+    """The dict literal that ``node`` is, bound to or copied from: ``{...}``; a module constant or a
+    class attribute (``D``, ``Cls.D``, ``self.D``) assigned once; ``deepcopy(x)``/``copy(x)``/
+    ``dict(x)``/``x.copy()``; ``self.attr`` assigned once in the class's methods (``self._data =
+    deepcopy(self.DEFAULTS)``) or a ``@property`` returning such; a local assigned once; a parameter of
+    a nested function that its enclosing method calls once (recursive calls of itself aside) with such
+    an argument. Anything else is None: an instance's data is never guessed."""
+    if node is None or depth > 8:
+        return None
+    if isinstance(node, ast.Dict):
+        return node if all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in node.keys) else None
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "copy" and not node.args:
+            return _dict_literal(func.value, module, cls, function, depth + 1)
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        if name in _COPIES and len(node.args) == 1 and not node.keywords:
+            return _dict_literal(node.args[0], module, cls, function, depth + 1)
+        return None
+    if isinstance(node, ast.Name):
+        if function is not None:
+            assigned, bound = collect_bindings(function.body)
+            values = assigned.get(node.id, [])
+            if len(values) == 1 and node.id not in bound:
+                return _dict_literal(values[0], module, cls, function, depth + 1)
+            params = [*function.args.posonlyargs, *function.args.args]
+            names = [p.arg for p in params]
+            if node.id in names and node.id not in assigned:
+                outer = _enclosing(function, module, cls)
+                if outer is None:
+                    return None
+                calls = [c for c in ast.walk(outer) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+                         and c.func.id == function.name and not _inside(c, function)]
+                if len(calls) != 1:
+                    return None
+                argument = call_argument(calls[0], names.index(node.id), node.id)
+                return _dict_literal(argument, module, cls, outer, depth + 1)
+            if node.id in assigned or node.id in bound:
+                return None
+        values = module.assigned.get(node.id, [])
+        if len(values) == 1 and node.id not in module.bound:
+            return _dict_literal(values[0], module, None, None, depth + 1)
+        return None
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        owner = node.value.id
+        if owner in ("self", "cls") and cls is not None:
+            return _class_attribute_dict(cls, node.attr, module, depth)
+        if owner in module.classes:
+            return _class_attribute_dict(module.classes[owner], node.attr, module, depth)
+    return None
+
+
+def _class_attribute_dict(cls: ast.ClassDef, attr: str, module: _Module, depth: int) -> ast.Dict | None:
+    own = [
+        statement.value for statement in cls.body
+        if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == attr)
+        or (isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)
+            and statement.target.id == attr and statement.value is not None)
+    ]
+    methods = [n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    stores = [
+        (method, target, node.value) for method in methods for node in ast.walk(method)
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+        and target.value.id == "self" and target.attr == attr
+    ]
+    properties = [m for m in methods if m.name == attr and any(
+        isinstance(d, ast.Name) and d.id == "property" for d in m.decorator_list)]
+    if len(own) + len(stores) + len(properties) != 1:
+        return None
+    if own:
+        return _dict_literal(own[0], module, cls, None, depth + 1)
+    if stores:
+        method, _, value = stores[0]
+        return _dict_literal(value, module, cls, method, depth + 1) if value is not None else None
+    returns = [n for n in ast.walk(properties[0]) if isinstance(n, ast.Return)]
+    return _dict_literal(returns[0].value, module, cls, properties[0], depth + 1) if len(returns) == 1 else None
+
+
+def _inside(node: ast.AST, scope: ast.AST) -> bool:
+    return any(child is node for child in ast.walk(scope))
+
+
+def _enclosing(function: ast.FunctionDef | ast.AsyncFunctionDef, module: _Module,
+               cls: ast.ClassDef | None) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The function whose body defines ``function`` (a nested ``def``), if any."""
+    scopes = cls.body if cls is not None else module.tree.body
+    for top in scopes:
+        if isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef)) and top is not function:
+            for node in ast.walk(top):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and function in node.body:
+                    return node
+    return None
+
+
+def _items(node: ast.expr, module: _Module, cls: ast.ClassDef | None,
+           function: ast.FunctionDef | ast.AsyncFunctionDef | None, evaluator: _Evaluator) -> tuple[str, ...] | None:
+    """The string items a ``for`` iterates: a literal tuple/list/set of strings (or a constant holding
+    one), a dict literal's keys (``D``, ``D.keys()``, ``self.D``...)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "keys" and not node.args:
+        node = node.func.value
+    table = _dict_literal(node, module, cls, function)
+    if table is not None:
+        return tuple(str(k.value) for k in table.keys if isinstance(k, ast.Constant))
+    if isinstance(node, ast.Set):
+        node = ast.Tuple(elts=node.elts, ctx=ast.Load())
+    if isinstance(node, (ast.Tuple, ast.List, ast.Name, ast.Attribute)):
+        try:
+            value = evaluator.value(node, {}, module)
+        except RecursionError:
+            return None
+        if isinstance(value, tuple) and value and all(isinstance(v, str) and _HOLE not in v for v in value):
+            return value
+    return None
+
+
+def _loop_bindings(call: ast.Call, argument: ast.expr, module: _Module,
+                   function: ast.FunctionDef | ast.AsyncFunctionDef | None, cls: ast.ClassDef | None,
+                   evaluator: _Evaluator) -> list[dict[str, Any]]:
+    """One binding per item of the innermost ``for NAME in ITEMS`` around ``call`` whose variable the
+    argument uses, ITEMS known (``_items``); with the enclosing nested function's other parameters
+    taken from its one call (or their defaults) when the loop is in such a function."""
+    used = {n.id for n in ast.walk(argument) if isinstance(n, ast.Name)}
+    body = function.body if function is not None else module.tree.body
+    loops = [n for statement in body for n in ast.walk(statement)
+             if isinstance(n, ast.For) and isinstance(n.target, ast.Name) and n.target.id in used
+             and any(child is call for stmt in n.body for child in ast.walk(stmt))]
+    if not loops:
+        return []
+    loop = loops[-1]
+    assert isinstance(loop.target, ast.Name)
+    items = _items(loop.iter, module, cls, function, evaluator)
+    if not items:
+        return []
+    fixed = _nested_params(function, module, cls, evaluator, used - {loop.target.id}) if function is not None else {}
+    return [{**fixed, loop.target.id: item} for item in items]
+
+
+def _nested_params(function: ast.FunctionDef | ast.AsyncFunctionDef, module: _Module, cls: ast.ClassDef | None,
+                   evaluator: _Evaluator, names: set[str]) -> dict[str, Any]:
+    """Values of ``names`` among the parameters of a nested function, at its one outer call."""
+    params = [*function.args.posonlyargs, *function.args.args]
+    wanted = [p.arg for p in params if p.arg in names]
+    if not wanted:
+        return {}
+    outer = _enclosing(function, module, cls)
+    if outer is None:
+        return {}
+    calls = [c for c in ast.walk(outer) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+             and c.func.id == function.name and not _inside(c, function)]
+    if len(calls) != 1:
+        return {}
+    out: dict[str, Any] = {}
+    defaults = function.args.defaults
+    for index, param in enumerate(params):
+        if param.arg not in wanted:
+            continue
+        given = call_argument(calls[0], index, param.arg)
+        at = index - (len(params) - len(defaults))
+        expr = given if given is not None else defaults[at] if at >= 0 else None
+        value = evaluator.value(expr, {}, module) if expr is not None else UNKNOWN
+        if isinstance(value, str) and _HOLE not in value:
+            out[param.arg] = value
+    return out
+
+
+class _Walk:
+    """A helper that, when its argument names a table, calls itself for each key of it:
+    ``node = self._data; for part in PATH: node = node[part]`` then ``{k: self.m(ARG) for k in node}``
+    (or a ``for k in node:`` loop), ``self._data`` a copy of a dict literal. ``children(value)``: the
+    arguments of those recursive calls, walking the dict literal down PATH (evaluated with the
+    helper's single-assigned locals for that value); nothing when PATH does not end on a nested dict."""
+
+    def __init__(self, helper: PyHelper, home: _Module, function: ast.FunctionDef | ast.AsyncFunctionDef,
+                 table: ast.Dict, path: ast.expr, key: str, argument: ast.expr) -> None:
+        self.helper, self.home, self.function = helper, home, function
+        self.table, self.path, self.key, self.argument = table, path, key, argument
+
+    def children(self, value: Any, evaluator: _Evaluator) -> list[Any]:
+        env: dict[str, Any] = {self.helper.param: value}
+        assigned, bound = collect_bindings(self.function.body)
+        for statement in self.function.body:  # the helper's top-level single-assigned locals, in order
+            if not isinstance(statement, (ast.Assign, ast.AnnAssign)):
+                continue
+            target = statement.targets[0] if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                else statement.target if isinstance(statement, ast.AnnAssign) else None
+            if isinstance(target, ast.Name) and statement.value is not None and len(assigned.get(target.id, [])) == 1 \
+                    and target.id not in bound and target.id != self.helper.param:
+                env[target.id] = evaluator.value(statement.value, env, self.home)
+        try:
+            path = evaluator.value(self.path, env, self.home)
+        except RecursionError:
+            return []
+        if not isinstance(path, tuple) or not all(isinstance(p, str) and _HOLE not in p for p in path):
+            return []
+        node: ast.expr = self.table
+        for part in path:
+            if not isinstance(node, ast.Dict):
+                return []
+            found = [v for k, v in zip(node.keys, node.values, strict=True) if isinstance(k, ast.Constant) and k.value == part]
+            if len(found) != 1:
+                return []
+            node = found[0]
+        if not isinstance(node, ast.Dict) or not node.keys:
+            return []
+        out = []
+        for k in node.keys:
+            if not isinstance(k, ast.Constant) or not isinstance(k.value, str):
+                return []
+            child = evaluator.value(self.argument, {**env, self.key: k.value}, self.home)
+            if child is UNKNOWN or _has_hole(child):
+                return []
+            out.append(child)
+        return out
+
+
+_WALKS: dict[tuple[str, str, str, int], _Walk | None] = {}
+
+
+def _walk_of(helper: PyHelper, home: _Module, evaluator: _Evaluator) -> _Walk | None:
+    """The helper's table walk (``_Walk``), if its body has exactly that shape."""
+    key = (helper.file, helper.cls, helper.name, helper.line)
+    if key not in _WALKS:
+        _WALKS[key] = _find_walk(helper, home)
+    return _WALKS[key]
+
+
+def _find_walk(helper: PyHelper, home: _Module) -> _Walk | None:
+    cls = home.classes.get(helper.cls) if helper.cls else None
+    scope = cls.body if cls is not None else home.tree.body
+    defs = [n for n in scope if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == helper.name]
+    if len(defs) != 1:
+        return None
+    function = defs[0]
+    recursions: list[tuple[str, str, ast.expr]] = []  # (walked variable, key variable, argument)
+    for node in ast.walk(function):
+        loops: list[tuple[ast.expr, ast.expr, list[ast.AST]]] = []
+        if isinstance(node, (ast.DictComp, ast.ListComp, ast.SetComp, ast.GeneratorExp)) and len(node.generators) == 1:
+            inner: list[ast.AST] = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+            loops.append((node.generators[0].target, node.generators[0].iter, inner))
+        elif isinstance(node, ast.For):
+            loops.append((node.target, node.iter, [*node.body]))
+        for target, iterated, body in loops:
+            if not isinstance(target, ast.Name) or not isinstance(iterated, ast.Name):
+                continue
+            for part in body:
+                for call in ast.walk(part):
+                    if not isinstance(call, ast.Call):
+                        continue
+                    func = call.func
+                    own = (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                           and func.value.id in ("self", "cls") and func.attr == helper.name and bool(helper.cls)) or (
+                        isinstance(func, ast.Name) and func.id == helper.name and not helper.cls)
+                    argument = call_argument(call, helper.position, helper.param) if own else None
+                    if argument is not None and any(isinstance(n, ast.Name) and n.id == target.id for n in ast.walk(argument)):
+                        recursions.append((iterated.id, target.id, argument))
+    if len(recursions) != 1:
+        return None
+    walked, key, argument = recursions[0]
+    descents = [
+        n for n in ast.walk(function) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)
+        and any(isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
+                and s.targets[0].id == walked and isinstance(s.value, ast.Subscript)
+                and isinstance(s.value.value, ast.Name) and s.value.value.id == walked
+                and isinstance(s.value.slice, ast.Name) and s.value.slice.id == n.target.id
+                for s in n.body)
+    ]
+    starts = [
+        s.value for s in function.body
+        if isinstance(s, (ast.Assign, ast.AnnAssign)) and s.value is not None
+        and any(isinstance(t, ast.Name) and t.id == walked for t in (s.targets if isinstance(s, ast.Assign) else [s.target]))
+    ]
+    if len(descents) != 1 or len(starts) != 1:
+        return None
+    table = _dict_literal(starts[0], home, cls, function)
+    if table is None:
+        return None
+    return _Walk(helper, home, function, table, descents[0].iter, key, argument)
