@@ -42,6 +42,19 @@ def test_the_command_line_wins_over_the_environment_and_the_project_table():
     assert resolve_settings(None, None, [], {}, {}).kind == "local"  # the default: this machine's pool
 
 
+def test_dask_settings_from_the_environment_or_the_table_leave_a_local_run_alone():
+    from vtgate.run.executor import ExecutorError, resolve_settings
+
+    env = {"VT_DASK_FALLBACK": "local", "VT_DASK_RESOURCES": "GPU=1"}  # a shell profile set up for cluster runs
+    settings = resolve_settings(None, None, [], env, {})
+    assert (settings.kind, settings.fallback, dict(settings.resources)) == ("local", "none", {})
+    from_table = resolve_settings("local", None, [], {}, {"fallback": "local", "resources": {"GPU": 1}})
+    assert (from_table.fallback, dict(from_table.resources)) == ("none", {})
+    assert resolve_settings(None, "tcp://h:1", [], env, {}).fallback == "local"  # a Dask run takes them
+    with pytest.raises(ExecutorError, match="it needs --executor dask"):  # said on the command line: a contradiction
+        resolve_settings("local", None, [], {}, {}, fallback="local")
+
+
 def test_an_executor_without_a_scheduler_is_a_local_cluster_reaching_the_repository_by_path():
     from vtgate.run.executor import resolve_settings
 

@@ -171,7 +171,9 @@ def resolve_settings(
             raise ExecutorError(f"{table_where}: resources must be a table, e.g. resources = {{GPU = 1}}")
         wanted = {str(k): _number(v, f"resources.{k}", table_where) for k, v in raw.items()}
     if wanted and kind != "dask":
-        raise ExecutorError("resources are Dask worker resources: they need --executor dask")
+        if resources:
+            raise ExecutorError("resources are Dask worker resources: they need --executor dask")
+        wanted = {}  # VT_DASK_RESOURCES / the table's resources describe Dask runs: a local run leaves them alone
     limit = env.get("VT_DASK_BUNDLE_LIMIT_MB") or table.get("bundle_limit_mb") or DEFAULT_BUNDLE_LIMIT_MB
     timeout = env.get("VT_DASK_CONNECT_TIMEOUT") or table.get("connect_timeout") or DEFAULT_CONNECT_TIMEOUT
     lost = env.get("VT_DASK_LOST_TIMEOUT") or table.get("lost_timeout") or DEFAULT_LOST_TIMEOUT
@@ -181,7 +183,10 @@ def resolve_settings(
         raise ExecutorError(f"fallback {chosen_fallback!r} (--fallback / VT_DASK_FALLBACK / {table_where} fallback) "
                             f"is not one of {', '.join(FALLBACKS)}; fix: --fallback local or --fallback none")
     if chosen_fallback != "none" and kind != "dask":
-        raise ExecutorError("--fallback is what a Dask run does when its scheduler is lost: it needs --executor dask")
+        if fallback:
+            raise ExecutorError("--fallback is what a Dask run does when its scheduler is lost: it needs --executor "
+                                "dask")
+        chosen_fallback = "none"  # VT_DASK_FALLBACK / the table's fallback: what Dask runs do; a local run has none
     return ExecutorSettings(
         kind=kind, scheduler=address, resources=wanted, source=source,
         bundle_limit_mb=_number(limit, "bundle_limit_mb (VT_DASK_BUNDLE_LIMIT_MB)", table_where),
