@@ -718,3 +718,12 @@ def engine_contracts(model: str = "vt-tiny", context: int = 64) -> Observation:
         "metrics": {"anchor": anchor(gen.tokens)},
         "meta": meta(model, knobs),
     }
+
+
+def families(seed: int = 20261202, checkpoints: int = 24, texts: int = 64) -> Observation:
+    """The families around the kernels (:mod:`vtengine.families`): checkpoint round trips and
+    refusals, the tokenizer, knob parsing, the stage profiler, the CLI's exit codes and a long
+    context, each against its documented spec. Counters only (verdict counts)."""
+    from vtengine import families as fam
+
+    return {**fam.run(int(seed), int(checkpoints), int(texts)), "meta": meta("vt-tiny", Knobs.from_env())}

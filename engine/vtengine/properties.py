@@ -43,8 +43,9 @@ def build_model(d: Draw) -> Model:
     return Model(d.config, tensors, quantize=d.dtype == "fp8")
 
 
-def tolerance(model: Model, ids: list[int], bf16: bool, seed: int) -> tuple[np.ndarray, float]:
-    """The exact float64 logits and the derived tolerance (max abs logit) for ``ids``."""
+def tolerance(model: Model, ids: list[int], bf16: bool, seed: int, runs: int = NOISY_RUNS) -> tuple[np.ndarray, float]:
+    """The exact float64 logits and the derived tolerance (max abs logit) for ``ids`` from ``runs``
+    noisy runs."""
     tensors = model.dequantized_tensors()
     exact = reference.forward(model.config, tensors, ids, bf16)
     rng = np.random.Generator(np.random.PCG64(seed))
@@ -53,7 +54,7 @@ def tolerance(model: Model, ids: list[int], bf16: bool, seed: int) -> tuple[np.n
         return y + bound * rng.uniform(-1.0, 1.0, np.shape(y))
 
     spread = max(float(np.abs(reference.forward(model.config, tensors, ids, bf16, noise) - exact).max())
-                 for _ in range(NOISY_RUNS))
+                 for _ in range(runs))
     return exact, SAFETY * spread
 
 

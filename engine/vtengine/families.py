@@ -1,0 +1,684 @@
+"""Properties of the engine's surfaces that are not kernels: the checkpoint reader, the tokenizer,
+knob parsing, the stage profiler, the CLI's exit codes and long contexts. The property layer
+(:mod:`vtengine.properties`) draws shapes and knobs for the numerics; these families draw the inputs
+of everything around them, each checked against a spec written here from the docs (what a user
+reads), never against the code under test:
+
+- **checkpoint**: seeded Llama configs (GQA, widths across fp8 block edges, tied heads, long
+  contexts), each stored in float32, float16, bfloat16 or fp8 with block scales, in one file or 2-3
+  shards, with config.json in the transformers 4 or 5 layout or a minimal one that leaves every
+  optional key to its documented default, with derived ``inv_freq`` buffers and a tied head written
+  anyway. Read back: the config is the one written (defaults as documented), every tensor has its
+  bits and dtype, and the engine's logits on the loaded model equal, bit for bit, those of the same
+  tensors handed to ``Model`` directly. Then broken checkpoints: each must be refused with a
+  ``CheckpointError`` naming the key or tensor, and a refused save must leave no directory.
+- **tokenizer**: seeded texts over ASCII, Latin, CJK, emoji, controls and NUL, and seeded id lists
+  with specials, unused ids and invalid UTF-8: the documented byte mapping both ways.
+- **knobs**: every knob under every documented spelling (flags: 1/0, true/false, yes/no, on/off in any
+  case, spaces ignored, empty = off; integers with spaces; choices in any case) resolves to its
+  value; out-of-range and malformed values are refused naming the knob; ``as_env`` round-trips.
+- **profile**: calls and tokens per (phase, stage) of ``VT_PROFILE`` through the public decode calls
+  (generate, a batch, forward_logits, score) against the architecture's count of each stage.
+- **cli**: ``vtengine`` in subprocesses: the documented exit code and the named culprit for each bad
+  input, and an exported checkpoint decoding the embedded model's tokens.
+- **long**: a model with a 4096-position context scored past position 2048 by the float32 arm
+  against the float64 reference (derived tolerance, float32-sized), decoding across 2048 in the
+  default arm equal to recompute, and the context limit.
+
+:func:`run` returns counters only (verdict counts, portable across hosts), and a line per failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from vtengine import tokenizer
+from vtengine.checkpoint import (
+    CONFIG_FILE,
+    INDEX_FILE,
+    SCALE_SUFFIX,
+    WEIGHTS_FILE,
+    CheckpointError,
+    config_to_hf,
+    load_checkpoint,
+    save_checkpoint,
+)
+from vtengine.config import ModelConfig
+from vtengine.engine import Engine
+from vtengine.knobs import KnobError, Knobs, scoped_env
+from vtengine.model import Model, generate_tensors, load_model
+
+Failures = list[str]
+
+# -- checkpoint ------------------------------------------------------------------------------------
+
+CHECKPOINT_DTYPES = ("f32", "f16", "bf16", "fp8")
+LAYOUTS = ("hf4", "hf5", "minimal")
+# What docs/checkpoints.md says a config.json may leave out, and the value it then means.
+DEFAULTS = {"rope_theta": 10000.0, "rms_norm_eps": 1e-6, "max_position_embeddings": 2048}
+
+
+def draw_checkpoint_config(rng: np.random.Generator, layout: str) -> ModelConfig:
+    head_dim = 2 * int(rng.integers(1, 4))
+    n_kv, group = int(rng.integers(1, 3)), int(rng.integers(1, 4))
+    config = ModelConfig(
+        name="ckpt",
+        vocab_size=int(rng.choice([7, 130, 300])),  # 130, 300: embeddings across an fp8 block edge
+        d_model=n_kv * group * head_dim,
+        n_layers=int(rng.integers(1, 3)),
+        n_heads=n_kv * group,
+        n_kv_heads=n_kv,
+        d_ff=int(rng.choice([3, 8, 130])),
+        max_context=int(rng.choice([16, 64, 3000])),
+        rope_theta=float(rng.choice([10000.0, 500000.0, 1e6])),
+        rms_norm_eps=float(rng.choice([1e-5, 1e-6])),
+        tie_word_embeddings=bool(rng.integers(2)),
+        seed=int(rng.integers(2**31)),
+    )
+    if layout == "minimal":  # every optional key left out: the config means its defaults
+        config = replace(config, rope_theta=DEFAULTS["rope_theta"], rms_norm_eps=DEFAULTS["rms_norm_eps"],
+                         max_context=DEFAULTS["max_position_embeddings"], n_kv_heads=config.n_heads)
+    return config
+
+
+def stored_tensors(config: ModelConfig, dtype: str) -> dict[str, np.ndarray]:
+    """The config's generated weights as a checkpoint stores them in ``dtype`` (fp8: codes + scales)."""
+    tensors = generate_tensors(config)
+    if dtype == "f16":
+        return {n: t.astype(np.float16) for n, t in tensors.items()}
+    if dtype == "bf16":
+        return {n: t.astype(ml_dtypes.bfloat16) for n, t in tensors.items()}
+    if dtype == "fp8":
+        quantized = Model(config, tensors, quantize=True)
+        out: dict[str, np.ndarray] = {}
+        for name, weight in quantized.weights.items():
+            if hasattr(weight, "codes"):
+                out[name] = weight.codes.view(ml_dtypes.float8_e4m3fn)
+                out[name + SCALE_SUFFIX] = weight.scales
+            else:
+                out[name] = weight
+        return out
+    return tensors
+
+
+def _hf(config: ModelConfig, layout: str) -> dict[str, Any]:
+    hf = config_to_hf(config)
+    if layout == "hf5":  # transformers 5: rope settings under rope_parameters
+        hf["rope_parameters"] = {"rope_type": "default", "rope_theta": hf.pop("rope_theta")}
+        hf.pop("rope_scaling")
+    elif layout == "minimal":
+        for key in ("rope_theta", "rms_norm_eps", "max_position_embeddings", "num_key_value_heads", "head_dim",
+                    "rope_scaling", "hidden_act", "attention_bias", "mlp_bias", "torch_dtype", "use_cache",
+                    "tie_word_embeddings" if not config.tie_word_embeddings else "_none"):
+            hf.pop(key, None)
+    return hf
+
+
+def write_checkpoint(folder: Path, config: ModelConfig, tensors: dict[str, np.ndarray], layout: str, shards: int,
+                     extras: bool) -> Path:
+    """A checkpoint directory written by hand (not by save_checkpoint): config.json in ``layout``,
+    the tensors in ``shards`` files (with an index when more than one), and when ``extras`` the
+    derived rotary buffers older exports carry and, for a tied model, the head written anyway."""
+    from safetensors.numpy import save_file
+
+    folder.mkdir(parents=True)
+    (folder / CONFIG_FILE).write_text(json.dumps(_hf(config, layout)))
+    written = dict(tensors)
+    if extras:
+        half = config.head_dim // 2
+        for i in range(config.n_layers):
+            written[f"model.layers.{i}.self_attn.rotary_emb.inv_freq"] = np.ones(half, np.float32)
+        if config.tie_word_embeddings:
+            written["lm_head.weight"] = tensors["model.embed_tokens.weight"].copy()
+    names = sorted(written)
+    if shards == 1:
+        save_file({n: np.ascontiguousarray(written[n]) for n in names}, str(folder / WEIGHTS_FILE))
+        return folder
+    weight_map = {}
+    for s in range(shards):
+        part = names[s::shards]
+        file = f"model-{s + 1:05d}-of-{shards:05d}.safetensors"
+        save_file({n: np.ascontiguousarray(written[n]) for n in part}, str(folder / file))
+        weight_map.update(dict.fromkeys(part, file))
+    (folder / INDEX_FILE).write_text(json.dumps({"metadata": {}, "weight_map": weight_map}))
+    return folder
+
+
+def _logits(model: Model, ids: list[int]) -> np.ndarray:
+    engine = Engine(model, Knobs())
+    try:
+        return engine.forward_logits(ids)
+    finally:
+        engine.close()
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+def _fields(config: ModelConfig) -> dict[str, Any]:
+    return {k: v for k, v in config.as_dict().items() if k not in ("name", "seed")}
+
+
+def checkpoint_roundtrips(seed: int, count: int, root: Path) -> tuple[dict[str, int], Failures]:
+    rng = np.random.Generator(np.random.PCG64(seed))
+    counts = {"checkpoint_drawn": 0, "checkpoint_config_ok": 0, "checkpoint_tensors_ok": 0, "checkpoint_logits_ok": 0}
+    failures: Failures = []
+    for i in range(count):
+        layout = LAYOUTS[i % len(LAYOUTS)]
+        dtype = CHECKPOINT_DTYPES[(i // len(LAYOUTS)) % len(CHECKPOINT_DTYPES)]
+        config = draw_checkpoint_config(rng, layout)
+        shards, extras = int(rng.integers(1, 4)), bool(rng.integers(2))
+        label = f"checkpoint {i} ({dtype}, {layout}, {shards} shard(s){', extras' if extras else ''})"
+        counts["checkpoint_drawn"] += 1
+        tensors = stored_tensors(config, dtype)
+        try:
+            directory = write_checkpoint(root / f"c{i}", config, tensors, layout, shards, extras)
+            read_config, read = load_checkpoint(directory)
+            loaded = load_model(str(directory))
+        except Exception as error:  # noqa: BLE001 - a refusal of a valid checkpoint is the verdict
+            failures.append(f"{label}: refused: {type(error).__name__}: {str(error).splitlines()[0]}")
+            continue
+        if _fields(read_config) == _fields(config):
+            counts["checkpoint_config_ok"] += 1
+        else:
+            diff = {k: (v, _fields(config)[k]) for k, v in _fields(read_config).items() if v != _fields(config)[k]}
+            failures.append(f"{label}: config read as (read, written) {diff}")
+        if sorted(read) == sorted(tensors) and all(_same_bits(read[n], tensors[n]) for n in tensors):
+            counts["checkpoint_tensors_ok"] += 1
+        else:
+            failures.append(f"{label}: tensors differ: {sorted(set(read) ^ set(tensors)) or 'bits or dtype'}")
+        ids = rng.integers(0, config.vocab_size, int(rng.integers(1, 9))).tolist()
+        direct = _logits(Model(config, tensors), ids)
+        if _same_bits(_logits(loaded, ids), direct):
+            counts["checkpoint_logits_ok"] += 1
+        else:
+            failures.append(f"{label}: logits of the loaded model differ from the same tensors in memory")
+    return counts, failures
+
+
+def _edit_config(**changes: Any) -> Callable[[Path], None]:
+    def edit(directory: Path) -> None:
+        hf = json.loads((directory / CONFIG_FILE).read_text())
+        for key, value in changes.items():
+            if value is _DROP:
+                hf.pop(key, None)
+            else:
+                hf[key] = value
+        (directory / CONFIG_FILE).write_text(json.dumps(hf))
+    return edit
+
+
+_DROP = object()
+
+
+def _edit_tensors(change: Callable[[dict[str, np.ndarray]], None]) -> Callable[[Path], None]:
+    def edit(directory: Path) -> None:
+        from safetensors.numpy import load_file, save_file
+
+        tensors = dict(load_file(str(directory / WEIGHTS_FILE)))
+        change(tensors)
+        save_file(tensors, str(directory / WEIGHTS_FILE))
+    return edit
+
+
+def _refusals(config: ModelConfig) -> list[tuple[str, Callable[[Path], None], str]]:
+    """(case, how to break a float32 checkpoint of ``config``, what the refusal must name)."""
+    layer0 = "model.layers.0.mlp.up_proj.weight"
+
+    def put(name: str, value: Callable[[dict[str, np.ndarray]], np.ndarray]) -> Callable[[Path], None]:
+        return _edit_tensors(lambda t: t.__setitem__(name, value(t)))
+
+    def drop(name: str) -> Callable[[Path], None]:
+        return _edit_tensors(lambda t: t.pop(name))
+
+    return [
+        ("no config.json", lambda d: (d / CONFIG_FILE).unlink(), CONFIG_FILE),
+        ("config.json not JSON", lambda d: (d / CONFIG_FILE).write_text("{"), "JSON"),
+        ("no weights", lambda d: (d / WEIGHTS_FILE).unlink(), WEIGHTS_FILE),
+        ("weights not safetensors", lambda d: (d / WEIGHTS_FILE).write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{}"),
+         WEIGHTS_FILE),
+        ("model_type mistral", _edit_config(model_type="mistral"), "model_type"),
+        ("hidden_act gelu", _edit_config(hidden_act="gelu"), "hidden_act"),
+        ("attention_bias true", _edit_config(attention_bias=True), "attention_bias"),
+        ("mlp_bias true", _edit_config(mlp_bias=True), "mlp_bias"),
+        ("rope_scaling linear", _edit_config(rope_scaling={"rope_type": "linear", "factor": 2.0}), "rope_scaling"),
+        ("rope_parameters yarn", _edit_config(rope_parameters={"rope_type": "yarn", "factor": 4.0}),
+         "rope_parameters"),
+        ("head_dim not hidden/heads", _edit_config(head_dim=config.head_dim * 2), "head_dim"),
+        ("hidden_size missing", _edit_config(hidden_size=_DROP), "hidden_size"),
+        ("vocab_size a string", _edit_config(vocab_size=str(config.vocab_size)), "vocab_size"),
+        ("num_hidden_layers true", _edit_config(num_hidden_layers=True), "num_hidden_layers"),
+        ("intermediate_size 0", _edit_config(intermediate_size=0), "intermediate_size"),
+        ("heads not a multiple of kv heads", _edit_config(num_key_value_heads=config.n_heads + 1),
+         "num_key_value_heads"),
+        ("tie_word_embeddings a string", _edit_config(tie_word_embeddings="false"), "tie_word_embeddings"),
+        ("quantization 64x64 blocks", _edit_config(quantization_config={"quant_method": "fp8",
+                                                                        "weight_block_size": [64, 64]}),
+         "quantization_config"),
+        ("a tensor missing", drop(layer0), layer0),
+        ("a tensor of the wrong shape", put(layer0, lambda t: t[layer0][:, :-1].copy()), layer0),
+        ("an unknown tensor", put("model.layers.0.self_attn.q_norm.weight", lambda t: t["model.norm.weight"]),
+         "q_norm"),
+        ("a layer past num_hidden_layers", put(f"model.layers.{config.n_layers}.mlp.up_proj.weight",
+                                               lambda t: t[layer0]), "num_hidden_layers"),
+        ("an int64 tensor", put(layer0, lambda t: t[layer0].astype(np.int64)), layer0),
+        ("fp8 without scales", put(layer0, lambda t: t[layer0].astype(ml_dtypes.float8_e4m3fn)),
+         layer0 + SCALE_SUFFIX),
+        ("scales beside a float weight", put(layer0 + SCALE_SUFFIX, lambda t: np.ones((1, 1), np.float32)),
+         layer0 + SCALE_SUFFIX),
+        ("an untied head that is not the embedding", _tied_with_other_head, "lm_head.weight"),
+        ("a shard listed but missing", _missing_shard, "model-00002-of-00002.safetensors"),
+        ("a tensor in a shard the index does not name", _wrong_shard, "index"),
+    ]
+
+
+def _tied_with_other_head(directory: Path) -> None:
+    _edit_config(tie_word_embeddings=True)(directory)
+
+
+def _split(directory: Path) -> dict[str, str]:
+    from safetensors.numpy import load_file, save_file
+
+    tensors = dict(load_file(str(directory / WEIGHTS_FILE)))
+    (directory / WEIGHTS_FILE).unlink()
+    names = sorted(tensors)
+    weight_map = {}
+    for s, part in enumerate((names[::2], names[1::2])):
+        file = f"model-{s + 1:05d}-of-00002.safetensors"
+        save_file({n: tensors[n] for n in part}, str(directory / file))
+        weight_map.update(dict.fromkeys(part, file))
+    (directory / INDEX_FILE).write_text(json.dumps({"weight_map": weight_map}))
+    return weight_map
+
+
+def _missing_shard(directory: Path) -> None:
+    _split(directory)
+    (directory / "model-00002-of-00002.safetensors").unlink()
+
+
+def _wrong_shard(directory: Path) -> None:
+    weight_map = _split(directory)
+    name = next(n for n, f in weight_map.items() if f.startswith("model-00001"))
+    weight_map[name] = "model-00002-of-00002.safetensors"
+    (directory / INDEX_FILE).write_text(json.dumps({"weight_map": weight_map}))
+
+
+def checkpoint_refusals(root: Path) -> tuple[dict[str, int], Failures]:
+    config = ModelConfig(name="refuse", vocab_size=7, d_model=8, n_layers=2, n_heads=2, n_kv_heads=1, d_ff=6,
+                         max_context=16, seed=5)
+    base = root / "refusal-base"
+    save_checkpoint(base, config, generate_tensors(config))
+    cases = _refusals(config)
+    counts = {"refusal_cases": len(cases), "refusal_ok": 0}
+    failures: Failures = []
+    import shutil
+
+    for i, (label, breaks, named) in enumerate(cases):
+        directory = root / f"refusal-{i}"
+        shutil.copytree(base, directory)
+        breaks(directory)
+        try:
+            load_checkpoint(directory)
+        except CheckpointError as error:
+            if named in str(error):
+                counts["refusal_ok"] += 1
+            else:
+                failures.append(f"refusal '{label}': the message does not name {named!r}: {str(error).splitlines()[0]}")
+            continue
+        except Exception as error:  # noqa: BLE001 - another error type is a finding too
+            failures.append(f"refusal '{label}': {type(error).__name__} instead of CheckpointError: {error}")
+            continue
+        failures.append(f"refusal '{label}': accepted")
+    # A save refused for a bad tensor set leaves nothing behind, and never replaces a good checkpoint.
+    target = root / "refused-save"
+    bad = {n: t for n, t in generate_tensors(config).items() if n != "model.norm.weight"}
+    counts["refused_save_ok"] = 0
+    try:
+        save_checkpoint(target, config, bad)
+        failures.append("save_checkpoint accepted a tensor set without model.norm.weight")
+    except CheckpointError:
+        if not target.exists() and not [p for p in root.iterdir() if p.name.startswith(".refused-save")]:
+            counts["refused_save_ok"] = 1
+        else:
+            failures.append("a refused save_checkpoint left files behind")
+    return counts, failures
+
+
+# -- tokenizer -------------------------------------------------------------------------------------
+
+ALPHABET = [*"abcxyz ABC0129.,!?\n\t", "\x00", "\x7f", "é", "ß", "ñ", "Ω", "中", "文", "字", "😀", "🚀", "\u200b"]
+
+
+def spec_decode(ids: list[int]) -> str:
+    """The documented decode: runs of byte ids as UTF-8 with U+FFFD for invalid sequences; <bos>,
+    <eos>, <pad> for 256-258 and <N> for any other id."""
+    names = {256: "<bos>", 257: "<eos>", 258: "<pad>"}
+    out, run = [], bytearray()
+    for token in ids:
+        if 0 <= token < 256:
+            run.append(token)
+            continue
+        out.append(run.decode("utf-8", "replace"))
+        run = bytearray()
+        out.append(names.get(token, f"<{token}>"))
+    out.append(run.decode("utf-8", "replace"))
+    return "".join(out)
+
+
+def tokenizer_properties(seed: int, count: int) -> tuple[dict[str, int], Failures]:
+    rng = np.random.Generator(np.random.PCG64(seed))
+    counts = {"tokenizer_texts": 0, "tokenizer_texts_ok": 0, "tokenizer_ids": 0, "tokenizer_ids_ok": 0,
+              "tokenizer_vocab_ok": 0}
+    failures: Failures = []
+    for i in range(count):
+        text = "".join(ALPHABET[int(k)] for k in rng.integers(0, len(ALPHABET), int(rng.integers(0, 24))))
+        data = list(text.encode("utf-8"))
+        counts["tokenizer_texts"] += 1
+        checks = [tokenizer.encode(text) == [256, *data], tokenizer.encode(text, bos=False) == data,
+                  tokenizer.decode(tokenizer.encode(text, bos=False)) == text,
+                  tokenizer.decode(tokenizer.encode(text)) == "<bos>" + text]
+        if all(checks):
+            counts["tokenizer_texts_ok"] += 1
+        else:
+            failures.append(f"tokenizer text {i} {text!r}: checks {checks}")
+        ids = rng.integers(0, 300, int(rng.integers(0, 16))).tolist()
+        ids += rng.choice([0xC3, 0xE4, 0xF0, 0x80, 0xFF, 256, 257, 258], int(rng.integers(0, 4))).tolist()
+        rng.shuffle(ids)
+        ids = [int(t) for t in ids]
+        counts["tokenizer_ids"] += 1
+        if tokenizer.decode(ids) == spec_decode(ids):
+            counts["tokenizer_ids_ok"] += 1
+        else:
+            failures.append(f"tokenizer ids {ids}: decoded {tokenizer.decode(ids)!r}, documented {spec_decode(ids)!r}")
+    for size, refused in ((258, True), (259, False), (512, False)):
+        try:
+            tokenizer.check_vocab(size, "m")
+            ok = not refused
+        except tokenizer.VocabError as error:
+            ok = refused and "259" in str(error)
+        counts["tokenizer_vocab_ok"] += int(ok)
+        if not ok:
+            failures.append(f"tokenizer check_vocab({size}): {'accepted' if refused else 'refused'}")
+    return counts, failures
+
+
+# -- knobs -----------------------------------------------------------------------------------------
+
+TRUE_SPELLINGS = ("1", "true", "TRUE", "True", "yes", "YES", "on", "On", " 1 ", "\ttrue\n")
+FALSE_SPELLINGS = ("0", "false", "FALSE", "no", "No", "off", "OFF", "", " 0 ", "  ")
+FLAGS = {"VT_CPU_PAGED_ATTN_SCALAR_FMA": "paged_attn_scalar_fma", "VT_CPU_PAGED_ATTN_BFDOT": "paged_attn_bfdot",
+         "VT_CPU_GEMV_BF16_DOT": "gemv_bf16_dot", "VT_CPU_GEMV_BLAS": "gemv_blas", "VT_PROFILE": "profile"}
+# integer knob -> (field, documented minimum)
+INTEGERS = {"VT_DEQUANT_CACHE_MB": ("dequant_cache_mb", 0), "VT_KV_BLOCK_SIZE": ("kv_block_size", 1),
+            "VT_CPU_THREADS": ("cpu_threads", 1)}
+CHOICES = {"VT_DEQUANT_CACHE_POLICY": ("dequant_cache_policy", ("lru", "pin")),
+           "VT_ACT_DTYPE": ("act_dtype", ("bf16", "f32"))}
+DEFAULT_KNOBS = {"dequant_cache_mb": 64, "dequant_cache_policy": "lru", "act_dtype": "bf16", "kv_block_size": 16,
+                 "cpu_threads": 1, "paged_attn_scalar_fma": False, "paged_attn_bfdot": False,
+                 "gemv_bf16_dot": False, "gemv_blas": False, "profile": False, "cache_dir": "~/.cache/vtengine"}
+ALL_KNOBS = (*FLAGS, *INTEGERS, *CHOICES, "VT_CACHE_DIR")
+
+
+def _resolve(values: dict[str, str]) -> Knobs | KnobError:
+    """Knobs.from_env with exactly ``values`` set among the VT_* knobs (the others unset); an error
+    other than KnobError comes back as a KnobError that names no knob (so the case fails)."""
+    saved = {name: os.environ.pop(name) for name in ALL_KNOBS if name in os.environ}
+    try:
+        with scoped_env(values):
+            return Knobs.from_env()
+    except Exception as error:  # noqa: BLE001 - a parser raising anything but KnobError is a finding
+        return error if isinstance(error, KnobError) else KnobError(f"not a KnobError: {error!r}")
+    finally:
+        os.environ.update(saved)
+
+
+def knob_properties(seed: int) -> tuple[dict[str, int], Failures]:
+    rng = np.random.Generator(np.random.PCG64(seed))
+    cases: list[tuple[dict[str, str], dict[str, Any] | str]] = [({}, {})]  # (env, changed fields | refused knob)
+    for name, field in FLAGS.items():
+        cases += [({name: s}, {field: True}) for s in TRUE_SPELLINGS]
+        cases += [({name: s}, {field: False}) for s in FALSE_SPELLINGS]
+        cases += [({name: s}, name) for s in ("2", "maybe", "enabled", "-1")]
+    for name, (field, lowest) in INTEGERS.items():
+        cases += [({name: f" {v} " if k % 2 else str(v)}, {field: v})
+                  for k, v in enumerate((lowest, lowest + 1, 7, 1024))]
+        cases += [({name: s}, name) for s in (str(lowest - 1), "1.5", "abc", "", "0x10")]
+    for name, (field, choices) in CHOICES.items():
+        for choice in choices:
+            cases += [({name: s}, {field: choice}) for s in (choice, choice.upper(), f" {choice} ")]
+        cases += [({name: s}, name) for s in ("", "fp16", "lru,pin", "pinned")]
+    cases.append(({"VT_CACHE_DIR": "/tmp/x y"}, {"cache_dir": "/tmp/x y"}))
+    counts = {"knob_cases": len(cases), "knob_cases_ok": 0, "knob_rows_round_trip": 0}
+    failures: Failures = []
+    for env, expected in cases:
+        got = _resolve(env)
+        if isinstance(expected, str):
+            ok = isinstance(got, KnobError) and expected in str(got)
+        else:
+            ok = isinstance(got, Knobs) and {f: getattr(got, f) for f in DEFAULT_KNOBS} == {**DEFAULT_KNOBS, **expected}
+        counts["knob_cases_ok"] += int(ok)
+        if not ok:
+            failures.append(f"knobs {env!r}: expected {expected!r}, got {got!r}")
+    # Random complete rows: a Knobs record's as_env() resolves back to the same record.
+    for _ in range(12):
+        row = {f: bool(rng.integers(2)) for f in FLAGS.values()}
+        row.update({f: int(rng.integers(lo, lo + 40)) for f, lo in INTEGERS.values()})
+        row.update({f: str(rng.choice(c)) for f, c in CHOICES.values()})
+        knobs = Knobs(**row, cache_dir=f"/tmp/vt-{int(rng.integers(100))}")
+        again = _resolve(knobs.as_env())
+        if again == knobs:
+            counts["knob_rows_round_trip"] += 1
+        else:
+            failures.append(f"knobs as_env round trip: {knobs!r} -> {again!r}")
+    return counts, failures
+
+
+# -- profile ---------------------------------------------------------------------------------------
+
+
+def stage_calls(config: ModelConfig, forwards: int) -> dict[str, int]:
+    """Calls each profiled stage makes in ``forwards`` forward passes of a Llama model: per layer two
+    norms, four linears (qkv, o, gate_up, down), one rope, one KV write, one attention, one SwiGLU;
+    per pass one embedding, the final norm, the LM head; a weight fetch per linear, the embedding and
+    the head."""
+    L = config.n_layers
+    per = {"embed": 1, "norms": 2 * L + 1, "linear": 4 * L, "rope": L, "kv_write": L, "attention": L,
+           "mlp_act": L, "lm_head": 1, "dequant": 4 * L + 2}
+    return {stage: n * forwards for stage, n in per.items()}
+
+
+def profile_properties(seed: int) -> tuple[dict[str, int], Failures]:
+    rng = np.random.Generator(np.random.PCG64(seed))
+    config = ModelConfig(name="prof", vocab_size=11, d_model=8, n_layers=int(rng.integers(1, 4)), n_heads=2,
+                         n_kv_heads=1, d_ff=6, max_context=64, seed=int(rng.integers(2**31)))
+    model = Model(config, generate_tensors(config))
+    prompt = rng.integers(0, 11, int(rng.integers(2, 9))).tolist()
+    steps = int(rng.integers(2, 6))
+    # (call, forwards in prefill, forwards in decode, tokens in prefill, tokens in decode)
+    calls: list[tuple[str, Callable[[Engine], Any], int, int, int, int]] = [
+        ("generate", lambda e: e.generate(prompt, steps), 1, steps - 1, len(prompt), steps - 1),
+        ("generate_batch of 3", lambda e: e.generate_batch([prompt, prompt[:1], prompt[::-1]], steps), 1, steps - 1,
+         2 * len(prompt) + 1, 3 * (steps - 1)),
+        ("forward_logits", lambda e: e.forward_logits(prompt), 1, 0, len(prompt), 0),
+        ("score", lambda e: e.score(prompt), 1, 0, len(prompt), 0),
+    ]
+    counts = {"profile_calls": len(calls), "profile_calls_ok": 0, "profile_off_ok": 0}
+    failures: Failures = []
+    for label, call, pre, dec, pre_tokens, dec_tokens in calls:
+        engine = Engine(model, Knobs(profile=True))
+        call(engine)
+        engine.close()
+        prof = engine.prof
+        assert prof is not None
+        expected = {("prefill", s): n for s, n in stage_calls(config, pre).items()}
+        expected.update({("decode", s): n for s, n in stage_calls(config, dec).items() if n})
+        got = {k: v for k, v in prof.calls.items() if v}
+        tokens = {k: v for k, v in prof.tokens.items() if v}
+        want_tokens = {k: v for k, v in (("prefill", pre_tokens), ("decode", dec_tokens)) if v}
+        shares_ok = all(abs(sum(float(r["share"]) for r in prof.table() if r["phase"] == p) - 1.0) < 1e-9
+                        for p in {k[0] for k in got})
+        if got == expected and tokens == want_tokens and shares_ok:
+            counts["profile_calls_ok"] += 1
+        else:
+            wrong = {f"{k[0]}.{k[1]}": (got.get(k), n) for k, n in {**expected, **got}.items() if got.get(k) != n}
+            failures.append(f"profile {label}: (recorded, expected) {wrong}; tokens {tokens} vs {want_tokens}; "
+                            f"shares sum to 1: {shares_ok}")
+    off = Engine(model, Knobs(profile=False))
+    off.generate(prompt, steps)
+    off.close()
+    counts["profile_off_ok"] = int(off.prof is None)
+    return counts, failures
+
+
+# -- cli -------------------------------------------------------------------------------------------
+
+
+def _cli(args: list[str], env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    full = {k: v for k, v in os.environ.items() if not k.startswith("VT_") or k == "VT_CACHE_DIR"}
+    full.update(env or {})
+    full["CI"] = "true"
+    done = subprocess.run([sys.executable, "-m", "vtengine", *args], capture_output=True, text=True,
+                          env=full, timeout=300, check=False)
+    return done.returncode, done.stdout, done.stderr
+
+
+def cli_properties(root: Path) -> tuple[dict[str, int], Failures]:
+    """Each case: (label, args, env, exit code docs/contracts.md gives it, text stderr must hold)."""
+    good = root / "cli-export"
+    broken = root / "cli-broken"
+    config = ModelConfig(name="cli", vocab_size=300, d_model=8, n_layers=1, n_heads=2, n_kv_heads=1, d_ff=6,
+                         max_context=32, seed=3)
+    save_checkpoint(broken, config, generate_tensors(config))
+    _edit_config(hidden_act="gelu")(broken)
+    cases: list[tuple[str, list[str], dict[str, str], int, str]] = [
+        ("version", ["--version"], {}, 0, ""),
+        ("unknown command", ["no-such-command"], {}, 2, "no-such-command"),
+        ("generate --tokens 0", ["generate", "--prompt", "a", "--tokens", "0"], {}, 2, "--tokens"),
+        ("generate past the context", ["generate", "--prompt", "a", "--tokens", "5000"], {}, 2, "context"),
+        ("generate a missing model", ["generate", "--prompt", "a", "--model", str(root / "nowhere")], {}, 2,
+         "nowhere"),
+        ("generate a refused checkpoint", ["generate", "--prompt", "a", "--tokens", "2", "--model", str(broken)], {},
+         2, "hidden_act"),
+        ("generate under a bad knob", ["generate", "--prompt", "a", "--tokens", "2"], {"VT_KV_BLOCK_SIZE": "0"}, 2,
+         "VT_KV_BLOCK_SIZE"),
+        ("score an id past the vocab", ["score", "--ids", "1,2,999"], {}, 2, "999"),
+        ("export", ["export", "vt-tiny", str(good)], {}, 0, ""),
+    ]
+    counts = {"cli_cases": len(cases) + 1, "cli_cases_ok": 0}
+    failures: Failures = []
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(lambda c: _cli(c[1], c[2]), cases))
+    for (label, _args, _env, code, named), (rc, _out, err) in zip(cases, results, strict=True):
+        if rc == code and named in err:
+            counts["cli_cases_ok"] += 1
+        else:
+            tail = err.strip().splitlines()[-1] if err.strip() else ""
+            failures.append(f"cli {label}: exit {rc} (documented {code}), stderr must name {named!r}: {tail}")
+    # The exported checkpoint decodes the embedded model's tokens.
+    outputs = [_cli(["generate", "--prompt", "bench", "--tokens", "6", "--model", m, "--json", "-"])
+               for m in ("vt-tiny", str(good))]
+    try:
+        chains = [json.loads(out)["tokens"] for rc, out, _ in outputs if rc == 0]
+    except (ValueError, KeyError):
+        chains = []
+    if len(chains) == 2 and chains[0] == chains[1] and len(chains[0]) == 6:
+        counts["cli_cases_ok"] += 1
+    else:
+        failures.append(f"cli export: the exported checkpoint's tokens differ: {[o[0] for o in outputs]} {chains}")
+    return counts, failures
+
+
+# -- long contexts ---------------------------------------------------------------------------------
+
+LONG_CONTEXT = 4096
+LONG_LENGTH = 2304  # past 2048, where a table or cache capped at a common default would end
+
+
+def long_properties(seed: int) -> tuple[dict[str, int], Failures]:
+    from vtengine import properties
+
+    rng = np.random.Generator(np.random.PCG64(seed))
+    config = ModelConfig(name="long", vocab_size=13, d_model=8, n_layers=1, n_heads=2, n_kv_heads=1, d_ff=8,
+                         max_context=LONG_CONTEXT, rope_theta=10000.0, seed=int(rng.integers(2**31)))
+    model = Model(config, generate_tensors(config))
+    ids = rng.integers(0, 13, LONG_LENGTH).tolist()
+    counts = {"long_reference_ok": 0, "long_decode_ok": 0, "long_limit_ok": 0}
+    failures: Failures = []
+    engine = Engine(model, Knobs())
+    f32 = Engine(model, Knobs(act_dtype="f32"))
+    try:
+        # The float32 arm against the float64 reference without bf16 rounding points: a tolerance of
+        # float32 size (about 1e-4 here), so a position past 2048 rotated wrongly is thousands over it.
+        logits = engine.forward_logits(ids)
+        exact, tol = properties.tolerance(model, ids, False, seed, runs=1)
+        error = np.abs(f32.forward_logits(ids).astype(np.float64) - exact)
+        if float(error.max()) <= tol:
+            counts["long_reference_ok"] = 1
+        else:
+            worst = int(np.argmax(error.max(axis=1)))
+            failures.append(f"long: error {float(error.max()):.3g} over tolerance {tol:.3g}, worst at position {worst}")
+        prompt = ids[:2040]
+        gen = engine.generate(prompt, 16)  # decodes positions 2040-2055, across 2048
+        full = engine.forward_logits(prompt + gen.tokens[:-1])
+        if _same_bits(gen.logits[-1], full[-1]) and gen.tokens[0] == int(np.argmax(logits[2039])):
+            counts["long_decode_ok"] = 1
+        else:
+            failures.append("long: decoding across position 2048 differs from recompute")
+        short = Engine(Model(replace(config, max_context=40), model.dequantized_tensors()), Knobs())
+        fits = short.generate(ids[:40], 1)  # the prompt fills the context: one token, from its last position
+        try:
+            short.generate(ids[:40], 2)
+            over = "accepted"
+        except ValueError as error:
+            over = "context" if "context" in str(error) else str(error)
+        short.close()
+        if len(fits.tokens) == 1 and over == "context":
+            counts["long_limit_ok"] = 1
+        else:
+            failures.append(f"long: the last position of the context: {len(fits.tokens)} token, one past: {over}")
+    except Exception as error:  # noqa: BLE001 - the engine broke on a context it accepts
+        failures.append(f"long: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}")
+    finally:
+        engine.close()
+        f32.close()
+    return counts, failures
+
+
+# --------------------------------------------------------------------------------------------------
+
+
+def run(seed: int, checkpoints: int = 24, texts: int = 64, cli: bool = True) -> dict[str, Any]:
+    """Every family; counters (verdict counts) and a line per failure in ``cases``."""
+    counters: dict[str, int] = {}
+    failures: Failures = []
+    with tempfile.TemporaryDirectory(prefix="vtengine-families-") as folder:
+        root = Path(folder)
+        parts: list[tuple[dict[str, int], Failures]] = [
+            checkpoint_roundtrips(seed, checkpoints, root),
+            checkpoint_refusals(root),
+            tokenizer_properties(seed, texts),
+            knob_properties(seed),
+            profile_properties(seed),
+            long_properties(seed),
+        ]
+        if cli:
+            parts.append(cli_properties(root))
+    for part, failed in parts:
+        counters.update(part)
+        failures += failed
+    counters["failures"] = len(failures)
+    return {"counters": counters, "cases": {f"failure {i}": f for i, f in enumerate(failures)},
+            "provenance": {"seed": seed, "checkpoints": checkpoints, "texts": texts}}

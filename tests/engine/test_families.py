@@ -1,0 +1,116 @@
+"""The families around the kernels (vtengine.families): each family holds on the engine as it is, and
+each turns red on a bug planted in the part it checks (the planted bugs are the kind the families
+were built for: a config default, a refusal that lets something through, a lossy decode, a knob
+spelling, a profiler phase, a RoPE table capped at 2048, a CLI that accepts a bad knob)."""
+
+from __future__ import annotations
+
+import dataclasses
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from vtengine import checkpoint, families, knobs, tokenizer
+from vtengine.engine import Engine
+
+SEED = 20261202
+
+
+def test_every_family_holds_on_the_engine(tmp_path: Path) -> None:
+    counts, failures = families.checkpoint_roundtrips(SEED, 12, tmp_path)
+    assert failures == []
+    assert counts["checkpoint_logits_ok"] == counts["checkpoint_drawn"] == 12
+    for part in (families.checkpoint_refusals(tmp_path), families.tokenizer_properties(SEED, 32),
+                 families.knob_properties(SEED), families.profile_properties(SEED)):
+        assert part[1] == []
+
+
+def test_a_wrong_config_default_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    original = checkpoint.config_from_hf
+
+    def eps_default_1e5(hf, name="checkpoint", where="config.json"):  # type: ignore[no-untyped-def]
+        config = original(hf, name, where)
+        return config if "rms_norm_eps" in hf else dataclasses.replace(config, rms_norm_eps=1e-5)
+
+    monkeypatch.setattr(checkpoint, "config_from_hf", eps_default_1e5)
+    counts, failures = families.checkpoint_roundtrips(SEED, 6, tmp_path)
+    assert counts["checkpoint_config_ok"] == 4  # the two minimal layouts of six read a wrong eps
+    assert any("rms_norm_eps" in f for f in failures)
+
+
+def test_a_loader_that_drops_a_shard_tensor_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    original = checkpoint._read_weights
+
+    def last_shard_wins(directory: Path) -> dict[str, np.ndarray]:
+        tensors = original(directory)
+        if (directory / checkpoint.INDEX_FILE).is_file():  # a "merge" that keeps float32 copies only
+            tensors = {n: t.astype(np.float32) if t.dtype != np.float32 and t.ndim == 1 else t for n, t in tensors.items()}
+        return tensors
+
+    monkeypatch.setattr(checkpoint, "_read_weights", last_shard_wins)
+    counts, failures = families.checkpoint_roundtrips(SEED, 12, tmp_path)
+    assert counts["checkpoint_tensors_ok"] < 12
+    assert any("tensors differ" in f for f in failures)
+
+
+def test_a_refusal_that_lets_rope_scaling_through_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(checkpoint, "_is_default_rope", lambda rope: True)
+    counts, failures = families.checkpoint_refusals(tmp_path)
+    assert counts["refusal_ok"] == counts["refusal_cases"] - 2
+    assert sorted(f.split("'")[1] for f in failures) == ["rope_parameters yarn", "rope_scaling linear"]
+
+
+def test_a_lossy_decode_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = tokenizer.decode
+    monkeypatch.setattr(tokenizer, "decode", lambda ids: original(ids).replace("\ufffd", ""))
+    counts, failures = families.tokenizer_properties(SEED, 64)
+    assert counts["tokenizer_ids_ok"] < counts["tokenizer_ids"]
+    assert counts["tokenizer_texts_ok"] == counts["tokenizer_texts"]  # valid text never needs U+FFFD
+
+
+def test_a_flag_spelling_dropped_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = knobs._flag
+    monkeypatch.setattr(knobs, "_flag", lambda name, raw: False if raw.strip().lower() == "on" else original(name, raw))
+    counts, failures = families.knob_properties(SEED)
+    assert counts["knob_cases"] - counts["knob_cases_ok"] == 2 * len(families.FLAGS)  # "on" and "On" per flag
+    assert all("'on'" in f.lower() for f in failures)
+
+
+def test_an_integer_minimum_not_enforced_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(knobs, "_int", lambda name, raw, lowest: int(raw.strip()))  # no minimum, and a
+    counts, failures = families.knob_properties(SEED)  # ValueError (not KnobError) for a malformed value
+    assert any("VT_KV_BLOCK_SIZE': '0'" in f and "got Knobs(" in f for f in failures)
+    assert any("'1.5'" in f and "not a KnobError" in f for f in failures)
+
+
+def test_a_profiler_phase_never_switched_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Engine, "_phase", lambda self, phase: None)
+    counts, failures = families.profile_properties(SEED)
+    assert counts["profile_calls_ok"] == 2  # forward_logits and score are prefill only
+    assert all("decode" in f for f in failures)
+
+
+def test_a_rope_table_capped_at_2048_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = Engine._rope
+    monkeypatch.setattr(Engine, "_rope", lambda self, x, positions: original(self, x, np.minimum(positions, 2047)))
+    counts, failures = families.long_properties(SEED)
+    assert counts["long_reference_ok"] == 0
+    assert any("tolerance" in f for f in failures)
+
+
+@pytest.mark.slow
+def test_the_cli_family_holds_and_finds_a_knob_minimum_dropped(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    counts, failures = families.cli_properties(tmp_path / "clean")
+    assert failures == [] and counts["cli_cases_ok"] == counts["cli_cases"]
+    plant = tmp_path / "plant"
+    plant.mkdir()
+    (plant / "sitecustomize.py").write_text(textwrap.dedent("""
+        import vtengine.knobs as k
+        k._int = lambda name, raw, lowest: int(raw.strip())
+    """))
+    monkeypatch.setenv("PYTHONPATH", str(plant))
+    counts, failures = families.cli_properties(tmp_path / "planted")
+    assert counts["cli_cases_ok"] == counts["cli_cases"] - 1
+    assert "bad knob" in failures[0]
