@@ -58,7 +58,7 @@ from vtengine.checkpoint import (
 from vtengine.config import ModelConfig
 from vtengine.engine import Engine
 from vtengine.knobs import KnobError, Knobs, scoped_env
-from vtengine.model import Model, generate_tensors, load_model
+from vtengine.model import Model, QuantizedWeight, generate_tensors, load_model
 
 Failures = list[str]
 
@@ -67,7 +67,7 @@ Failures = list[str]
 CHECKPOINT_DTYPES = ("f32", "f16", "bf16", "fp8")
 LAYOUTS = ("hf4", "hf5", "minimal")
 # What docs/checkpoints.md says a config.json may leave out, and the value it then means.
-DEFAULTS = {"rope_theta": 10000.0, "rms_norm_eps": 1e-6, "max_position_embeddings": 2048}
+DEFAULT_ROPE_THETA, DEFAULT_EPS, DEFAULT_CONTEXT = 10000.0, 1e-6, 2048
 
 
 def draw_checkpoint_config(rng: np.random.Generator, layout: str) -> ModelConfig:
@@ -88,8 +88,8 @@ def draw_checkpoint_config(rng: np.random.Generator, layout: str) -> ModelConfig
         seed=int(rng.integers(2**31)),
     )
     if layout == "minimal":  # every optional key left out: the config means its defaults
-        config = replace(config, rope_theta=DEFAULTS["rope_theta"], rms_norm_eps=DEFAULTS["rms_norm_eps"],
-                         max_context=DEFAULTS["max_position_embeddings"], n_kv_heads=config.n_heads)
+        config = replace(config, rope_theta=DEFAULT_ROPE_THETA, rms_norm_eps=DEFAULT_EPS,
+                         max_context=DEFAULT_CONTEXT, n_kv_heads=config.n_heads)
     return config
 
 
@@ -104,7 +104,7 @@ def stored_tensors(config: ModelConfig, dtype: str) -> dict[str, np.ndarray]:
         quantized = Model(config, tensors, quantize=True)
         out: dict[str, np.ndarray] = {}
         for name, weight in quantized.weights.items():
-            if hasattr(weight, "codes"):
+            if isinstance(weight, QuantizedWeight):
                 out[name] = weight.codes.view(ml_dtypes.float8_e4m3fn)
                 out[name + SCALE_SUFFIX] = weight.scales
             else:
@@ -242,7 +242,7 @@ def _refusals(config: ModelConfig) -> list[tuple[str, Callable[[Path], None], st
         return _edit_tensors(lambda t: t.__setitem__(name, value(t)))
 
     def drop(name: str) -> Callable[[Path], None]:
-        return _edit_tensors(lambda t: t.pop(name))
+        return _edit_tensors(lambda t: t.__delitem__(name))
 
     return [
         ("no config.json", lambda d: (d / CONFIG_FILE).unlink(), CONFIG_FILE),
@@ -474,7 +474,7 @@ def knob_properties(seed: int) -> tuple[dict[str, int], Failures]:
             failures.append(f"knobs {env!r}: expected {expected!r}, got {got!r}")
     # Random complete rows: a Knobs record's as_env() resolves back to the same record.
     for _ in range(12):
-        row = {f: bool(rng.integers(2)) for f in FLAGS.values()}
+        row: dict[str, Any] = {f: bool(rng.integers(2)) for f in FLAGS.values()}
         row.update({f: int(rng.integers(lo, lo + 40)) for f, lo in INTEGERS.values()})
         row.update({f: str(rng.choice(c)) for f, c in CHOICES.values()})
         knobs = Knobs(**row, cache_dir=f"/tmp/vt-{int(rng.integers(100))}")
@@ -528,7 +528,7 @@ def profile_properties(seed: int) -> tuple[dict[str, int], Failures]:
         got = {k: v for k, v in prof.calls.items() if v}
         tokens = {k: v for k, v in prof.tokens.items() if v}
         want_tokens = {k: v for k, v in (("prefill", pre_tokens), ("decode", dec_tokens)) if v}
-        shares_ok = all(abs(sum(float(r["share"]) for r in prof.table() if r["phase"] == p) - 1.0) < 1e-9
+        shares_ok = all(abs(sum(float(str(r["share"])) for r in prof.table() if r["phase"] == p) - 1.0) < 1e-9
                         for p in {k[0] for k in got})
         if got == expected and tokens == want_tokens and shares_ok:
             counts["profile_calls_ok"] += 1
