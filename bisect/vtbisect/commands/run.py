@@ -377,13 +377,28 @@ def _bisect(repo: Path, cache: Path, rng: Range, runner: Runner, options: Option
 
 
 def _run_lock(cache: Path) -> FileLock:
-    """One bisection at a time per cache folder; a second run waits, then reuses the first's cache."""
+    """One bisection at a time per cache folder; a second run waits (at most VT_BISECT_LOCK_TIMEOUT
+    seconds, default an hour), then reuses the first's cache."""
+    raw = os.environ.get("VT_BISECT_LOCK_TIMEOUT", "3600")
+    try:
+        limit = float(raw)
+    except ValueError:
+        limit = -1.0
+    if not limit >= 0:  # also NaN
+        raise BisectError(f"VT_BISECT_LOCK_TIMEOUT={raw!r} is not a number of seconds >= 0: set it to e.g. 600",
+                          ExitCode.USAGE)
     lock = FileLock(str(cache / "run.lock"))
     try:
         lock.acquire(timeout=0)
     except Timeout:
-        say(f"waiting for another vtbisect run on this repository (lock {cache / 'run.lock'})")
-        lock.acquire()
+        say(f"waiting for another vtbisect run on this repository (lock {cache / 'run.lock'}), at most {limit:g} s")
+        try:
+            lock.acquire(timeout=limit)
+        except Timeout:
+            raise BisectError(
+                f"another vtbisect run on this repository held {cache / 'run.lock'} for more than {limit:g} s "
+                "(VT_BISECT_LOCK_TIMEOUT): wait for it to finish, or give this run its own --cache-dir",
+                ExitCode.INTERNAL) from None
     return lock
 
 
