@@ -23,20 +23,19 @@ signal: it exits at once, with the first signal's code, its children killed."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import signal
 import subprocess
 import sys
 import textwrap
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import psutil
 import pytest
 from jsonschema import Draft202012Validator
+
+from tests.watched import Watched
 
 pytestmark = pytest.mark.slow
 
@@ -74,65 +73,6 @@ if _spec:
 
     sys.addaudithook(_hook)
 '''
-
-
-class Watched:
-    """A command started in the background whose descendants are sampled while it runs."""
-
-    def __init__(self, argv: list[str], cwd: Path, env: dict[str, str], hook_dir: Path,
-                 hold: dict[str, object] | None = None) -> None:
-        self.out = cwd.parent / f"out-{time.monotonic_ns()}.txt"
-        self._log = self.out.open("wb")
-        full = {**os.environ, "NO_COLOR": "1", **env}
-        full["PYTHONPATH"] = os.pathsep.join(p for p in (str(hook_dir), full.get("PYTHONPATH", "")) if p)
-        if hold is not None:
-            full["VT_TEST_HOLD"] = json.dumps({"seconds": HOLD, **hold})
-        self.process = subprocess.Popen(argv, cwd=cwd, env=full, stdout=self._log, stderr=subprocess.STDOUT,
-                                        stdin=subprocess.DEVNULL)
-        self.seen: dict[int, float] = {}
-
-    def sample(self) -> None:
-        with contextlib.suppress(psutil.Error):
-            for child in psutil.Process(self.process.pid).children(recursive=True):
-                with contextlib.suppress(psutil.Error):
-                    self.seen[child.pid] = child.create_time()
-
-    def wait_until(self, condition: Callable[[], bool], what: str, seconds: float = 300) -> None:
-        deadline = time.monotonic() + seconds
-        while not condition():
-            self.sample()
-            assert self.process.poll() is None, f"exited before {what}: {self.text()}"
-            assert time.monotonic() < deadline, f"{what} never happened: {self.text()}"
-            time.sleep(0.05)
-        self.sample()
-
-    def finish(self, within: float = HANG) -> tuple[int, float]:
-        start = time.monotonic()
-        try:
-            code = self.process.wait(timeout=within)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-            pytest.fail(f"still running {within:g} s after the signal: {self.text()}")
-        self._log.close()
-        return code, time.monotonic() - start
-
-    def text(self) -> str:
-        return " ".join(self.out.read_text(errors="replace").split())
-
-    def survivors(self) -> list[str]:
-        """Descendants seen during the run that still run (the same process, not a reused pid)."""
-        deadline = time.monotonic() + 5  # killed trees are reaped by init: give it a moment
-        while True:
-            alive = []
-            for pid, created in self.seen.items():
-                with contextlib.suppress(psutil.Error):
-                    process = psutil.Process(pid)
-                    if process.create_time() == created and process.status() != psutil.STATUS_ZOMBIE:
-                        alive.append(f"{pid} {' '.join(process.cmdline())}")
-            if not alive or time.monotonic() > deadline:
-                return alive
-            time.sleep(0.2)
 
 
 def git(repo: Path, *args: str) -> str:

@@ -13,7 +13,6 @@ vtgate version, or none, is refused naming both versions (test_dask_bisect.py)."
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import json
 import os
@@ -23,74 +22,19 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import psutil
 import pytest
 
+from tests.watched import Watched
+
 pytestmark = pytest.mark.slow
 
 HANG = 60.0  # seconds: a run still going this long after its fault is hung (not a speed assertion)
 BIN = Path(sys.executable).parent
 FAST_LOSS = {"VT_DASK_CONNECT_TIMEOUT": "3", "VT_DASK_LOST_TIMEOUT": "10"}
-
-
-class Watched:
-    """A CLI started in the background whose descendants are sampled while it runs (so the test can
-    check that none of them outlived it)."""
-
-    def __init__(self, argv: list[str], cwd: Path, env: dict[str, str]) -> None:
-        self.out = cwd.parent / f"out-{time.monotonic_ns()}.txt"
-        self._log = self.out.open("wb")
-        self.process = subprocess.Popen(argv, cwd=cwd, env={**os.environ, "NO_COLOR": "1", **env},
-                                        stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        self.seen: dict[int, float] = {}  # pid -> create time, of every descendant sampled
-
-    def sample(self) -> None:
-        with contextlib.suppress(psutil.Error):
-            for child in psutil.Process(self.process.pid).children(recursive=True):
-                with contextlib.suppress(psutil.Error):
-                    self.seen[child.pid] = child.create_time()
-
-    def wait_until(self, condition: Callable[[], bool], what: str, seconds: float = 300) -> None:
-        deadline = time.monotonic() + seconds
-        while not condition():
-            self.sample()
-            assert self.process.poll() is None, f"exited before {what}: {self.text()}"
-            assert time.monotonic() < deadline, f"{what} never happened: {self.text()}"
-            time.sleep(0.1)
-        self.sample()
-
-    def finish(self, within: float = HANG) -> tuple[int, float]:
-        """Wait for the exit (a hang fails the test, and the process is killed); (code, seconds)."""
-        start = time.monotonic()
-        try:
-            code = self.process.wait(timeout=within)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-            pytest.fail(f"still running {within:g} s after the fault: {self.text()}")
-        self._log.close()
-        return code, time.monotonic() - start
-
-    def text(self) -> str:
-        return " ".join(self.out.read_text(errors="replace").split())
-
-    def survivors(self) -> list[int]:
-        """Descendants seen during the run that still exist (the same process, not a reused pid)."""
-        deadline = time.monotonic() + 5  # killed trees are reaped by init: give it a moment
-        while True:
-            alive = []
-            for pid, created in self.seen.items():
-                with contextlib.suppress(psutil.Error):
-                    process = psutil.Process(pid)
-                    if process.create_time() == created and process.status() != psutil.STATUS_ZOMBIE:
-                        alive.append(pid)
-            if not alive or time.monotonic() > deadline:
-                return alive
-            time.sleep(0.2)
 
 
 def snapshot(repo: Path) -> tuple[str, str, str]:
