@@ -550,6 +550,9 @@ def _cli(args: list[str], env: dict[str, str] | None = None) -> tuple[int, str, 
     full = {k: v for k, v in os.environ.items() if not k.startswith("VT_") or k == "VT_CACHE_DIR"}
     full.update(env or {})
     full["CI"] = "true"
+    # The CLI under test is this vtengine (a mutant copy's, a worktree's), never another on the path.
+    here = str(Path(__file__).resolve().parents[1])
+    full["PYTHONPATH"] = os.pathsep.join(p for p in (here, full.get("PYTHONPATH", "")) if p)
     done = subprocess.run([sys.executable, "-m", "vtengine", *args], capture_output=True, text=True,
                           env=full, timeout=300, check=False)
     return done.returncode, done.stdout, done.stderr
