@@ -20,7 +20,12 @@ reads), never against the code under test:
 - **profile**: calls and tokens per (phase, stage) of ``VT_PROFILE`` through the public decode calls
   (generate, a batch, forward_logits, score) against the architecture's count of each stage.
 - **cli**: ``vtengine`` in subprocesses: the documented exit code and the named culprit for each bad
-  input, and an exported checkpoint decoding the embedded model's tokens.
+  input, an exported checkpoint decoding the embedded model's tokens, ``--json`` equal to the
+  in-process observation, the summary lines, and ``arms --json`` equal to the registry.
+- **arms**: the documented precedence over all 32 rows of the five arm flags; one default per kernel.
+- **provenance**: the source tree hash of a copy of the package against its definition.
+- **calls**: edge inputs of every public decoding call (identical prompts in a batch, a batch of one,
+  one token, every n-gram size, refusals) against each call's definition.
 - **long**: a model with a 4096-position context scored past position 2048 by the float32 arm
   against the float64 reference (derived tolerance, float32-sized), decoding across 2048 in the
   default arm equal to recompute, and the context limit.
@@ -547,8 +552,7 @@ def profile_properties(seed: int) -> tuple[dict[str, int], Failures]:
 
 
 def _cli(args: list[str], env: dict[str, str] | None = None) -> tuple[int, str, str]:
-    full = {k: v for k, v in os.environ.items() if not k.startswith("VT_") or k == "VT_CACHE_DIR"}
-    full.update(env or {})
+    full = {**os.environ, **(env or {})}  # the run's knobs apply to the CLI as to the probes
     full["CI"] = "true"
     # The CLI under test is this vtengine (a mutant copy's, a worktree's), never another on the path.
     here = str(Path(__file__).resolve().parents[1])
@@ -580,7 +584,7 @@ def cli_properties(root: Path) -> tuple[dict[str, int], Failures]:
         ("score an id past the vocab", ["score", "--ids", "1,2,999"], {}, 2, "999"),
         ("export", ["export", "vt-tiny", str(good)], {}, 0, ""),
     ]
-    counts = {"cli_cases": len(cases) + 1, "cli_cases_ok": 0}
+    counts = {"cli_cases": len(cases), "cli_cases_ok": 0}
     failures: Failures = []
     with ThreadPoolExecutor(2) as pool:
         results = list(pool.map(lambda c: _cli(c[1], c[2]), cases))
@@ -590,18 +594,189 @@ def cli_properties(root: Path) -> tuple[dict[str, int], Failures]:
         else:
             tail = err.strip().splitlines()[-1] if err.strip() else ""
             failures.append(f"cli {label}: exit {rc} (documented {code}), stderr must name {named!r}: {tail}")
-    # The exported checkpoint decodes the embedded model's tokens.
-    outputs = [_cli(["generate", "--prompt", "bench", "--tokens", "6", "--model", m, "--json", "-"])
-               for m in ("vt-tiny", str(good))]
-    try:
-        chains = [json.loads(out)["tokens"] for rc, out, _ in outputs if rc == 0]
-    except (ValueError, KeyError):
-        chains = []
-    if len(chains) == 2 and chains[0] == chains[1] and len(chains[0]) == 6:
-        counts["cli_cases_ok"] += 1
+    # The exported checkpoint decodes the embedded model's tokens; the CLI's JSON is the observation
+    # the same call makes in this process (meta aside), and its summary line counts what the JSON holds.
+    from vtengine import probes
+    from vtengine.arms import ARMS, select_arms
+
+    ref_text = " sat on the mat"
+    runs = [["generate", "--prompt", "bench", "--tokens", "6", "--json", "-"],
+            ["generate", "--prompt", "bench", "--tokens", "6", "--model", str(good), "--json", "-"],
+            ["score", "--prompt", "the cat", "--reference", ref_text, "--json", "-"],
+            ["arms", "--json", "-"]]
+    with ThreadPoolExecutor(2) as pool:
+        outputs = list(pool.map(_cli, runs))
+    parsed: list[Any] = []
+    for rc, out, _err in outputs:
+        try:
+            parsed.append(json.loads(out) if rc == 0 else None)
+        except ValueError:
+            parsed.append(None)
+    tiny, exported, scored, registry = parsed
+
+    def bare(observation: Any) -> Any:
+        return {k: v for k, v in observation.items() if k != "meta"} if isinstance(observation, dict) else None
+
+    checks = {
+        "export decodes the embedded model's tokens": tiny is not None and exported is not None
+        and tiny["tokens"] == exported["tokens"] and len(tiny["tokens"]) == 6,
+        "generate --json is the in-process observation": bare(tiny) == bare(json.loads(json.dumps(
+            probes.generate("bench", 6)))),
+        "generate prints the prompt and the decoded text": tiny is not None
+        and "bench" + tiny["text"] in outputs[0][2],
+        "score --json is the in-process observation": bare(scored) == bare(json.loads(json.dumps(
+            probes.teacher_forced("the cat", ref_text)))),
+    }
+    if scored is not None:
+        ids = tokenizer.encode("the cat") + tokenizer.encode(ref_text, bos=False)
+        agree = sum(int(p == t) for p, t in zip(scored["tokens"][:-1], ids[1:], strict=True))
+        checks["score prints the agreement count"] = f"{agree}/{len(ids) - 1} positions predict" in outputs[2][2]
     else:
-        failures.append(f"cli export: the exported checkpoint's tokens differ: {[o[0] for o in outputs]} {chains}")
+        checks["score prints the agreement count"] = False
+    expected_arms = [{k: v for k, v in vars(a).items()} for a in ARMS]
+    checks["arms --json is the registry and the selection"] = registry is not None and [
+        {k: v for k, v in e.items() if k != "differs_here"} for e in registry["arms"]] == expected_arms \
+        and registry["selected"] == select_arms(Knobs.from_env())
+    counts["cli_cases"] += len(checks)
+    for label, ok in checks.items():
+        counts["cli_cases_ok"] += int(bool(ok))
+        if not ok:
+            failures.append(f"cli: {label}: no ({[o[0] for o in outputs]})")
     return counts, failures
+
+
+
+# -- arms, provenance, calls -----------------------------------------------------------------------
+
+
+def arm_properties() -> tuple[dict[str, int], Failures]:
+    """The documented precedence over every combination of the five arm flags (attention: FMA over
+    bf16 pair-dot over the default; GEMV: BLAS over bf16 pair-dot over the default), and a registry
+    with one default arm per kernel and a documented flag for every other arm."""
+    from itertools import product
+
+    from vtengine.arms import ARMS, KERNELS, select_arms
+
+    counts = {"arm_rows": 0, "arm_rows_ok": 0, "arm_registry_ok": 0}
+    failures: Failures = []
+    names = list(FLAGS.values())
+    for bits in product((False, True), repeat=len(names)):
+        row = dict(zip(names, bits, strict=True))
+        want = {"paged_attention": "scalar_fma" if row["paged_attn_scalar_fma"] else
+                "bfdot" if row["paged_attn_bfdot"] else "default",
+                "gemv": "blas" if row["gemv_blas"] else "bf16_dot" if row["gemv_bf16_dot"] else "default"}
+        got = select_arms(Knobs(**row))  # type: ignore[arg-type]
+        counts["arm_rows"] += 1
+        counts["arm_rows_ok"] += int(got == want)
+        if got != want:
+            failures.append(f"arms: flags {row} select {got}, documented {want}")
+    defaults = {k: [a.name for a in ARMS if a.kernel == k and a.default] for k in KERNELS}
+    knobbed = all((a.knob is None) == a.default and (a.default or a.knob in FLAGS) for a in ARMS)
+    if all(v == ["default"] for v in defaults.values()) and knobbed:
+        counts["arm_registry_ok"] = 1
+    else:
+        failures.append(f"arms: registry defaults {defaults}, every other arm behind a documented flag: {knobbed}")
+    return counts, failures
+
+
+def provenance_properties(root: Path) -> tuple[dict[str, int], Failures]:
+    """The source tree hash (docs/contracts.md section 2) of a copy of this package: unchanged by
+    caches, hidden folders and non-Python files; changed by a byte of any .py file, a renamed or an
+    added module; back when the copy is restored. The running package's hash is the one its
+    observations carry, and a tree that did not supply the loaded modules is refused as mixed."""
+    import shutil
+
+    from vtengine.provenance import (
+        MixedImportsError,
+        check_single_tree,
+        package_dir,
+        source_info,
+        source_tree_hash,
+    )
+
+    copy = root / "provenance" / "vtengine"
+    shutil.copytree(package_dir(), copy, ignore=shutil.ignore_patterns("__pycache__"))
+    first = source_tree_hash(copy)
+    checks: dict[str, bool] = {}
+    (copy / "__pycache__").mkdir(exist_ok=True)
+    (copy / "__pycache__" / "x.py").write_text("x = 1\n")
+    (copy / ".hidden").mkdir()
+    (copy / ".hidden" / "y.py").write_text("y = 1\n")
+    (copy / "notes.txt").write_text("notes\n")
+    checks["caches, hidden folders and other files leave it"] = source_tree_hash(copy) == first
+    target = copy / "tokenizer.py"
+    original = target.read_bytes()
+    target.write_bytes(original + b" ")
+    checks["a byte of a module changes it"] = source_tree_hash(copy) != first
+    target.write_bytes(original)
+    target.rename(copy / "tokenizer2.py")
+    checks["a renamed module changes it"] = source_tree_hash(copy) != first
+    (copy / "tokenizer2.py").rename(target)
+    (copy / "sub").mkdir()
+    (copy / "sub" / "extra.py").write_text("")
+    checks["an added module changes it"] = source_tree_hash(copy) != first
+    shutil.rmtree(copy / "sub")
+    checks["restored, it is the first hash again"] = source_tree_hash(copy) == first
+    checks["observations carry the running package's hash"] = (
+        source_info()["source_tree_hash"] == source_tree_hash(package_dir()))
+    try:
+        check_single_tree(copy)
+        checks["a tree that supplied no loaded module is refused"] = False
+    except MixedImportsError:
+        checks["a tree that supplied no loaded module is refused"] = True
+    counts = {"provenance_checks": len(checks), "provenance_ok": sum(checks.values())}
+    return counts, [f"provenance: {label}: no" for label, ok in checks.items() if not ok]
+
+
+def call_properties(seed: int) -> tuple[dict[str, int], Failures]:
+    """Edge inputs through every public decoding call, against each call's definition: a batch of
+    identical prompts, a batch of one and prompts of different lengths equal each prompt alone;
+    a one-token prompt and one step; speculative decoding equals greedy for several n-gram sizes;
+    score's argmax is forward_logits'; empty prompts, zero steps, ids outside the vocab and a
+    zero n-gram are refused with ValueError, and the engine that refused still equals a fresh one."""
+    rng = np.random.Generator(np.random.PCG64(seed))
+    config = ModelConfig(name="calls", vocab_size=17, d_model=12, n_layers=2, n_heads=3, n_kv_heads=1, d_ff=10,
+                         max_context=48, seed=int(rng.integers(2**31)))
+    model = Model(config, generate_tensors(config), quantize=True)
+    p = rng.integers(0, 17, 9).tolist()
+    q = rng.integers(0, 17, 3).tolist()
+    fresh = Engine(model, Knobs())
+    alone = {tuple(x): fresh.generate(x, 5) for x in (p, q, p[:1])}
+    fresh.close()
+    engine = Engine(model, Knobs())
+    checks: dict[str, bool] = {}
+
+    def same(gens: list[Any], prompts: list[list[int]]) -> bool:
+        return all(g.tokens == alone[tuple(x)].tokens and _same_bits(g.logits, alone[tuple(x)].logits)
+                   for g, x in zip(gens, prompts, strict=True))
+
+    checks["a batch of identical prompts"] = same(engine.generate_batch([p, p, p], 5), [p, p, p])
+    checks["a batch of one"] = same(engine.generate_batch([p], 5), [p])
+    checks["prompts of different lengths"] = same(engine.generate_batch([q, p, p[:1]], 5), [q, p, p[:1]])
+    one = engine.generate(p[:1], 1)
+    checks["one token, one step"] = one.tokens == [int(np.argmax(engine.forward_logits(p[:1])[-1]))]
+    for n in (1, 2, 3):
+        checks[f"speculative, n-gram {n}"] = engine.speculative(p, 5, ngram=n).tokens == alone[tuple(p)].tokens
+    checks["speculative, one step"] = engine.speculative(p, 1).tokens == alone[tuple(p)].tokens[:1]
+    scored = engine.score(p)
+    checks["score is forward_logits' argmax"] = scored.tokens == [int(t) for t in engine.forward_logits(p).argmax(1)]
+    refusals = {"an empty prompt": lambda: engine.generate([], 2), "zero steps": lambda: engine.generate(p, 0),
+                "an id past the vocab": lambda: engine.generate([17], 1), "a negative id": lambda: engine.generate([-1], 1),
+                "an empty batch member": lambda: engine.generate_batch([p, []], 1),
+                "a zero n-gram": lambda: engine.speculative(p, 3, ngram=0),
+                "past the context": lambda: engine.generate(p, 48)}
+    for label, call in refusals.items():
+        try:
+            call()
+            checks[f"refuses {label}"] = False
+        except ValueError:
+            checks[f"refuses {label}"] = True
+        except Exception:  # noqa: BLE001 - another exception type breaks the documented contract
+            checks[f"refuses {label}"] = False
+    checks["after the refusals, equal to a fresh engine"] = same([engine.generate(p, 5)], [p])
+    engine.close()
+    counts = {"call_checks": len(checks), "call_checks_ok": sum(checks.values())}
+    return counts, [f"calls: {label}: no" for label, ok in checks.items() if not ok]
 
 
 # -- long contexts ---------------------------------------------------------------------------------
@@ -675,6 +850,9 @@ def run(seed: int, checkpoints: int = 24, texts: int = 64, cli: bool = True) -> 
             tokenizer_properties(seed, texts),
             knob_properties(seed),
             profile_properties(seed),
+            arm_properties(),
+            provenance_properties(root),
+            call_properties(seed),
             long_properties(seed),
         ]
         if cli:

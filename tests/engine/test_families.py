@@ -114,3 +114,64 @@ def test_the_cli_family_holds_and_finds_a_knob_minimum_dropped(tmp_path: Path,
     counts, failures = families.cli_properties(tmp_path / "planted")
     assert counts["cli_cases_ok"] == counts["cli_cases"] - 1
     assert "bad knob" in failures[0]
+
+
+def test_arm_precedence_swapped_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vtengine import arms
+
+    original = arms.select_arms
+
+    def bfdot_first(k: knobs.Knobs) -> dict[str, str]:
+        chosen = original(k)
+        if k.paged_attn_bfdot:
+            chosen["paged_attention"] = "bfdot"
+        return chosen
+
+    monkeypatch.setattr(arms, "select_arms", bfdot_first)
+    counts, failures = families.arm_properties()
+    assert counts["arm_rows"] - counts["arm_rows_ok"] == 8  # both attention flags set: 2^3 rows of the others
+    assert all("scalar_fma" in f for f in failures)
+
+
+def test_a_tree_hash_that_skips_renames_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import hashlib
+
+    from vtengine import provenance
+
+    def contents_only(directory):  # type: ignore[no-untyped-def]
+        digest = hashlib.sha256()
+        for path in sorted(Path(directory).rglob("*.py"), key=lambda p: p.read_bytes()):
+            if not any(part.startswith(".") or part == "__pycache__" for part in path.relative_to(directory).parts):
+                digest.update(hashlib.sha256(path.read_bytes()).digest())
+        return digest.hexdigest()
+
+    monkeypatch.setattr(provenance, "source_tree_hash", contents_only)
+    counts, failures = families.provenance_properties(tmp_path)
+    assert failures == ["provenance: a renamed module changes it: no"]
+
+
+def test_a_batch_that_shares_identical_prompts_cache_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = Engine.generate_batch
+
+    def dedup(self, prompts, steps):  # type: ignore[no-untyped-def]
+        out = original(self, prompts, steps)
+        if len(prompts) > 1 and prompts[0] == prompts[1]:  # a "dedup" that drops the last step's row
+            out[1] = dataclasses.replace(out[1], logits=out[1].logits[:-1])
+        return out
+
+    monkeypatch.setattr(Engine, "generate_batch", dedup)
+    counts, failures = families.call_properties(SEED)
+    assert failures == ["calls: a batch of identical prompts: no"]
+
+
+def test_a_refusal_that_raises_the_wrong_type_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = Engine.generate_batch
+
+    def index_error(self, prompts, steps):  # type: ignore[no-untyped-def]
+        if steps == 0:
+            raise IndexError("no steps")
+        return original(self, prompts, steps)
+
+    monkeypatch.setattr(Engine, "generate_batch", index_error)
+    counts, failures = families.call_properties(SEED)
+    assert failures == ["calls: refuses zero steps: no"]
