@@ -1,0 +1,91 @@
+"""Judge a folder of hand-written engine bugs with the committed suite: for each ``NN.patch``, a
+detached worktree of HEAD with the patch applied, ``vtgate check --root <worktree>``, and the gates
+that went red (or the exit code when the suite could not run). A bug is **killed** when the check
+exits 1 (a gate red) or 3 (a probe crashed on the bugged engine: the suite saw it); it **survives**
+on exit 0. A patch that no longer applies is reported, not counted.
+
+    .venv/bin/python benchmarks/judge_bugs.py BUGS_FOLDER [--json OUT] [-j 2] [--only 01,02]
+
+Prints one line per bug and the kill rate; the JSON has every bug's exit code and red gates.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+VTGATE = str(Path(sys.executable).parent / "vtgate")
+
+
+def git(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
+
+
+def judge(patch: Path, jobs: int, scratch: Path) -> dict[str, object]:
+    tree = scratch / patch.stem
+    added = git("worktree", "add", "--detach", str(tree), "HEAD")
+    if added.returncode:
+        raise SystemExit(f"git worktree add failed: {added.stderr}")
+    try:
+        applied = git("apply", str(patch.resolve()), cwd=tree)
+        if applied.returncode:
+            return {"bug": patch.stem, "status": "does not apply", "detail": applied.stderr.strip()}
+        report = scratch / f"{patch.stem}.json"
+        started = time.perf_counter()
+        done = subprocess.run([VTGATE, "check", "--suite", str(REPO / "goldens" / "gates.toml"), "--root", str(tree),
+                               "-j", str(jobs), "--json", str(report)], cwd=REPO, capture_output=True, text=True,
+                              timeout=1800, check=False)
+        seconds = time.perf_counter() - started
+        red: list[str] = []
+        if report.exists():
+            data = json.loads(report.read_text())
+            red = [g["name"] for g in data.get("gates", []) if g.get("status") not in ("green", "skipped")]
+        status = {0: "survived", 1: "killed", 3: "killed (a probe crashed)"}.get(done.returncode,
+                                                                              f"exit {done.returncode}")
+        return {"bug": patch.stem, "status": status, "exit": done.returncode, "red": red,
+                "seconds": round(seconds, 1), "stderr_tail": done.stderr.strip().splitlines()[-3:]}
+    finally:
+        git("worktree", "remove", "--force", str(tree))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("-j", type=int, default=2)
+    parser.add_argument("--only", default="")
+    args = parser.parse_args()
+    patches = sorted(args.folder.glob("*.patch"))
+    if args.only:
+        wanted = set(args.only.split(","))
+        patches = [p for p in patches if p.stem in wanted]
+    if not patches:
+        raise SystemExit(f"no *.patch in {args.folder}")
+    scratch = Path(tempfile.mkdtemp(prefix="judge-bugs-"))
+    results = []
+    try:
+        for patch in patches:
+            result = judge(patch, args.j, scratch)
+            results.append(result)
+            print(f"{result['bug']}: {result['status']} {' '.join(result.get('red', []))}", flush=True)  # type: ignore[arg-type]
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+        git("worktree", "prune")
+    counted = [r for r in results if str(r["status"]).startswith(("killed", "survived"))]
+    killed = sum(1 for r in counted if str(r["status"]).startswith("killed"))
+    print(f"killed {killed} of {len(counted)} ({100.0 * killed / max(len(counted), 1):.1f}%); "
+          f"{len(results) - len(counted)} not counted")
+    if args.json:
+        args.json.write_text(json.dumps({"results": results, "killed": killed, "counted": len(counted)}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
