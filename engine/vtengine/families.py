@@ -62,7 +62,7 @@ from vtengine.checkpoint import (
 )
 from vtengine.config import ModelConfig
 from vtengine.engine import Engine
-from vtengine.knobs import KnobError, Knobs, scoped_env
+from vtengine.knobs import KnobError, Knobs, child_env, scoped_env
 from vtengine.model import Model, QuantizedWeight, generate_tensors, load_model
 
 Failures = list[str]
@@ -196,10 +196,13 @@ def checkpoint_roundtrips(seed: int, count: int, root: Path) -> tuple[dict[str, 
         except Exception as error:  # noqa: BLE001 - a refusal of a valid checkpoint is the verdict
             failures.append(f"{label}: refused: {type(error).__name__}: {str(error).splitlines()[0]}")
             continue
-        if _fields(read_config) == _fields(config):
+        if _fields(read_config) == _fields(config) and read_config.name == str(directory) == loaded.config.name:
             counts["checkpoint_config_ok"] += 1
         else:
-            diff = {k: (v, _fields(config)[k]) for k, v in _fields(read_config).items() if v != _fields(config)[k]}
+            diff: dict[str, tuple[Any, ...]] = {
+                k: (v, _fields(config)[k]) for k, v in _fields(read_config).items() if v != _fields(config)[k]}
+            if read_config.name != str(directory) or loaded.config.name != str(directory):
+                diff["name"] = (read_config.name, loaded.config.name, str(directory))
             failures.append(f"{label}: config read as (read, written) {diff}")
         if sorted(read) == sorted(tensors) and all(_same_bits(read[n], tensors[n]) for n in tensors):
             counts["checkpoint_tensors_ok"] += 1
@@ -562,6 +565,40 @@ def _cli(args: list[str], env: dict[str, str] | None = None) -> tuple[int, str, 
     return done.returncode, done.stdout, done.stderr
 
 
+def _signalled(sig: int) -> tuple[int | None, str]:
+    """``vtengine bench`` on a long chain, sent ``sig`` once it is decoding (numpy mapped into it,
+    which the command imports after its handlers are set): (exit code, stderr)."""
+    import signal as signals
+    import time
+
+    full = {**os.environ, "CI": "true"}
+    here = str(Path(__file__).resolve().parents[1])
+    full["PYTHONPATH"] = os.pathsep.join(p for p in (here, full.get("PYTHONPATH", "")) if p)
+    child = subprocess.Popen([sys.executable, "-m", "vtengine", "bench", "--tokens", "100000", "--runs", "1"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=full)
+    maps = Path(f"/proc/{child.pid}/maps")
+    deadline = time.monotonic() + 120
+    try:
+        while time.monotonic() < deadline and child.poll() is None:
+            try:
+                if "numpy" in maps.read_text():
+                    time.sleep(0.5)
+                    break
+            except OSError:
+                if not maps.parent.exists() and sys.platform == "linux":
+                    break
+                time.sleep(2.0)  # no /proc: give the interpreter time to start
+                break
+            time.sleep(0.05)
+        child.send_signal(signals.Signals(sig))
+        _, err = child.communicate(timeout=60)
+        return child.returncode, err
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.communicate()
+        return None, "still running 60 s after the signal"
+
+
 def cli_properties(root: Path) -> tuple[dict[str, int], Failures]:
     """Each case: (label, args, env, exit code docs/contracts.md gives it, text stderr must hold)."""
     good = root / "cli-export"
@@ -637,6 +674,11 @@ def cli_properties(root: Path) -> tuple[dict[str, int], Failures]:
     checks["arms --json is the registry and the selection"] = registry is not None and [
         {k: v for k, v in e.items() if k != "differs_here"} for e in registry["arms"]] == expected_arms \
         and registry["selected"] == select_arms(Knobs.from_env())
+    import signal as signals
+
+    for sig, code in ((signals.SIGTERM, 143), (signals.SIGINT, 130)):
+        ended, said = _signalled(sig)
+        checks[f"{sig.name} ends bench with {code}, saying so"] = ended == code and "interrupted: vtengine bench" in said
     counts["cli_cases"] += len(checks)
     for label, ok in checks.items():
         counts["cli_cases_ok"] += int(bool(ok))
@@ -779,6 +821,229 @@ def call_properties(seed: int) -> tuple[dict[str, int], Failures]:
     return counts, [f"calls: {label}: no" for label, ok in checks.items() if not ok]
 
 
+
+# -- quantization edges, parameters, environment ---------------------------------------------------
+
+FP8_MAX = 448.0
+
+
+def _structured_matrix(rng: np.random.Generator, kind: str) -> np.ndarray:
+    rows, cols = int(rng.choice([1, 5, 128, 130, 257])), int(rng.choice([1, 3, 128, 129, 200]))
+    w = (rng.standard_normal((rows, cols)) * float(rng.choice([1e-3, 1.0, 50.0]))).astype(np.float32)
+    if kind == "zero block":
+        w[:min(rows, 128), :min(cols, 128)] = 0.0
+    elif kind == "all zero":
+        w[:] = 0.0
+    elif kind == "constant":
+        w[:] = np.float32(rng.choice([-3.5, 0.25, 1000.0]))
+    elif kind == "outlier":
+        w[int(rng.integers(rows)), int(rng.integers(cols))] = np.float32(1e6)
+    elif kind == "tiny":
+        w *= np.float32(1e-30)
+    elif kind == "negative zeros":
+        w[:, ::2] = -0.0
+    return w
+
+
+QUANT_KINDS = ("plain", "zero block", "all zero", "constant", "outlier", "tiny", "negative zeros")
+
+
+def quant_properties(seed: int) -> tuple[dict[str, int], Failures]:
+    """fp8-e4m3 block quantization (docs/checkpoints.md: one float32 scale per 128x128 block,
+    ``amax / 448``, 1 for an all-zero block) on matrices with structure random draws never have:
+    all-zero blocks, constant blocks, one outlier, values near float32's smallest normals, negative
+    zeros, edges across the block size. Each dequantizes to finite values within e4m3's bound
+    (relative 2^-4, plus 2^-9 of the scale for subnormal codes), zeros stay zeros, and a model
+    holding such a weight (an all-zero o_proj) gives finite logits quantized as unquantized does."""
+    from vtengine.numerics import dequantize_fp8_blocks, quantize_fp8_blocks
+
+    rng = np.random.Generator(np.random.PCG64(seed))
+    counts = {"quant_cases": 0, "quant_ok": 0, "quant_model_ok": 0}
+    failures: Failures = []
+    for i in range(2 * len(QUANT_KINDS)):
+        kind = QUANT_KINDS[i % len(QUANT_KINDS)]
+        w = _structured_matrix(rng, kind)
+        counts["quant_cases"] += 1
+        try:
+            codes, scales = quantize_fp8_blocks(w)
+            back = dequantize_fp8_blocks(codes, scales)
+        except Exception as error:  # noqa: BLE001 - a crash on a finite weight is the verdict
+            failures.append(f"quant {kind} {w.shape}: {type(error).__name__}: {error}")
+            continue
+        rows, cols = w.shape
+        want_scales = (-(-rows // 128), -(-cols // 128))
+        per = np.repeat(np.repeat(scales, 128, axis=0), 128, axis=1)[:rows, :cols].astype(np.float64)
+        bound = np.abs(w.astype(np.float64)) * 2.0**-4 + per * 2.0**-9
+        ok = (back.shape == w.shape and scales.shape == want_scales and bool(np.isfinite(back).all())
+              and bool((np.abs(back.astype(np.float64) - w) <= bound).all()) and bool((back[w == 0] == 0).all()))
+        counts["quant_ok"] += int(ok)
+        if not ok:
+            failures.append(f"quant {kind} {w.shape}: finite {bool(np.isfinite(back).all())}, scales {scales.shape} "
+                            f"(documented {want_scales}), worst error over bound "
+                            f"{float(np.nanmax(np.abs(back - w) - bound)) if np.isfinite(back).all() else 'nan'}")
+    config = ModelConfig(name="zero-o", vocab_size=9, d_model=8, n_layers=1, n_heads=2, n_kv_heads=1, d_ff=6,
+                         max_context=16, seed=11)
+    tensors = generate_tensors(config)
+    tensors["model.layers.0.self_attn.o_proj.weight"][:] = 0.0
+    ids = [1, 4, 2]
+    quantized, plain = _logits(Model(config, tensors, quantize=True), ids), _logits(Model(config, tensors), ids)
+    if bool(np.isfinite(quantized).all()) and quantized.shape == plain.shape:
+        counts["quant_model_ok"] = 1
+    else:
+        failures.append("quant: a model with an all-zero o_proj gives non-finite logits once quantized")
+    return counts, failures
+
+
+# Each parameter of the public API -> the family or check here that gives it a documented effect.
+# A parameter added without an entry is a failure: what nobody checks is said, not skipped.
+PUBLIC_CALLS = ("vtengine.model:load_model", "vtengine.model:Model", "vtengine.engine:Engine",
+                "vtengine.engine:Engine.generate", "vtengine.engine:Engine.generate_batch",
+                "vtengine.engine:Engine.generate_recompute", "vtengine.engine:Engine.score",
+                "vtengine.engine:Engine.forward_logits", "vtengine.engine:Engine.speculative",
+                "vtengine.checkpoint:load_checkpoint", "vtengine.checkpoint:save_checkpoint",
+                "vtengine.tokenizer:encode", "vtengine.tokenizer:decode", "vtengine.knobs:scoped_env",
+                "vtengine.knobs:child_env")
+PARAMETER_SPECS = {
+    "load_model.name_or_dir": "checkpoint family (directories) and every gate (vt-tiny)",
+    "load_model.cache_dir": "parameters: cache_dir", "load_model.quantize": "parameters: quantize",
+    "Model.config": "checkpoint family", "Model.tensors": "checkpoint family", "Model.quantize": "quant family",
+    "Engine.model": "every family", "Engine.knobs": "knob rows of property-draws",
+    "Engine.max_tokens": "parameters: max_tokens",
+    "generate.prompt": "calls family", "generate.steps": "calls family",
+    "generate_batch.prompts": "calls family", "generate_batch.steps": "calls family",
+    "generate_recompute.prompt": "long family", "generate_recompute.steps": "property-draws contracts",
+    "score.token_ids": "calls family", "forward_logits.token_ids": "calls and long families",
+    "speculative.prompt": "calls family", "speculative.steps": "calls family", "speculative.ngram": "calls family",
+    "speculative.max_draft": "parameters: max_draft",
+    "load_checkpoint.directory": "checkpoint family",
+    "save_checkpoint.directory": "parameters: overwrite", "save_checkpoint.config": "checkpoint refusals",
+    "save_checkpoint.tensors": "checkpoint refusals (a refused save)", "save_checkpoint.overwrite": "parameters: overwrite",
+    "encode.text": "tokenizer family", "encode.bos": "tokenizer family", "decode.ids": "tokenizer family",
+    "scoped_env.values": "environment: scoped_env", "child_env.values": "environment: child_env",
+}
+
+
+def _callable(spec: str) -> Any:
+    import importlib
+
+    module, _, path = spec.partition(":")
+    target: Any = importlib.import_module(module)
+    for part in path.split("."):
+        target = getattr(target, part)
+    return target
+
+
+def parameter_properties(root: Path) -> tuple[dict[str, int], Failures]:
+    """Every parameter of the public calls has a spec entry, and the ones no other family exercises
+    do what the docs say: ``cache_dir`` is where the embedded model is cached, ``quantize`` holds a
+    checkpoint's matrices as fp8 blocks, an explicit ``max_tokens`` is a limit, every ``max_draft``
+    keeps speculative decoding equal to greedy, and ``overwrite``: an existing empty directory is
+    written, a non-empty one refused without it and replaced with it."""
+    import inspect
+
+    from vtengine.checkpoint import CheckpointError as Refused
+
+    failures: Failures = []
+    names = []
+    for spec in PUBLIC_CALLS:
+        target = _callable(spec)
+        owner = spec.rpartition(":")[2].split(".")[-1]
+        for name in inspect.signature(target).parameters:
+            if name != "self":
+                names.append(f"{owner}.{name}")
+    missing = [n for n in names if n not in PARAMETER_SPECS]
+    failures += [f"parameters: {n} has no spec in families.PARAMETER_SPECS: add what it must do" for n in missing]
+    checks: dict[str, bool] = {}
+    cache = root / "param-cache"
+    first = load_model("vt-tiny", cache_dir=cache)
+    files = sorted(p.name for p in cache.glob("*.npz")) if cache.is_dir() else []
+    again = load_model("vt-tiny", cache_dir=cache)
+    checks["cache_dir: the embedded model is cached there, once, and read back"] = (
+        len(files) == 1 and again.digest() == first.digest())
+    config = ModelConfig(name="params", vocab_size=9, d_model=8, n_layers=1, n_heads=2, n_kv_heads=1, d_ff=6,
+                         max_context=32, seed=13)
+    tensors = generate_tensors(config)
+    directory = save_checkpoint(root / "param-ckpt", config, tensors)
+    quantized = load_model(str(directory), quantize=True)
+    checks["quantize: the loaded matrices are fp8 blocks, as Model(quantize=True)"] = (
+        all(isinstance(w, QuantizedWeight) for n, w in quantized.weights.items() if tensors[n].ndim == 2)
+        and _same_bits(_logits(quantized, [1, 2, 3]), _logits(Model(config, tensors, quantize=True), [1, 2, 3])))
+    model = Model(config, tensors)
+    limited = Engine(model, Knobs(kv_block_size=4), max_tokens=8)
+    try:
+        limited.generate_batch([[1, 2, 3]] * 3, 2)
+        checks["max_tokens: an explicit size is a limit"] = False
+    except MemoryError as error:  # "KV cache full (...): ... build the engine with a larger max_tokens"
+        checks["max_tokens: an explicit size is a limit"] = "max_tokens" in str(error)
+    except Exception:  # noqa: BLE001 - another error type breaks the contract
+        checks["max_tokens: an explicit size is a limit"] = False
+    checks["max_tokens: within it, the engine decodes as an unlimited one"] = (
+        limited.generate([1, 2, 3], 4).tokens == Engine(model, Knobs()).generate([1, 2, 3], 4).tokens)
+    limited.close()
+    engine = Engine(model, Knobs())
+    greedy = engine.generate([1, 2, 1, 2, 1], 12).tokens
+    checks["max_draft: every draft size keeps speculative equal to greedy"] = all(
+        engine.speculative([1, 2, 1, 2, 1], 12, ngram=1, max_draft=d).tokens == greedy for d in (1, 2, 3, 7))
+    engine.close()
+    empty = root / "param-empty"
+    empty.mkdir()
+    try:
+        save_checkpoint(empty, config, tensors)
+        checks["overwrite: an existing empty directory is written without it"] = (empty / CONFIG_FILE).is_file()
+    except Exception:  # noqa: BLE001
+        checks["overwrite: an existing empty directory is written without it"] = False
+    try:
+        save_checkpoint(directory, config, tensors)
+        checks["overwrite: a non-empty directory is refused without it"] = False
+    except Refused:
+        checks["overwrite: a non-empty directory is refused without it"] = True
+    other = generate_tensors(replace(config, seed=14))
+    save_checkpoint(directory, config, other, overwrite=True)
+    checks["overwrite: with it, the directory holds the new tensors"] = _same_bits(
+        load_checkpoint(directory)[1]["model.norm.weight"], other["model.norm.weight"])
+    counts = {"parameters": len(names), "parameters_specified": len(names) - len(missing),
+              "parameter_checks": len(checks), "parameter_checks_ok": sum(checks.values())}
+    failures += [f"parameters: {label}: no" for label, ok in checks.items() if not ok]
+    return counts, failures
+
+
+def environment_properties() -> tuple[dict[str, int], Failures]:
+    """``scoped_env`` sets its values for the block and then leaves the environment exactly as it
+    was (names that were unset are unset again, even when the block raised); ``child_env`` is a copy
+    with the values over it, leaving this process's environment alone; resolving knobs reads the
+    environment without changing it."""
+    probe = "VT_PROFILE"
+    before = dict(os.environ)
+    checks: dict[str, bool] = {}
+    saved = os.environ.pop(probe, None)
+    try:
+        with scoped_env({probe: "1", "VT_CPU_THREADS": "2"}):
+            inside = Knobs.from_env()
+        checks["scoped_env: set inside"] = inside.profile and inside.cpu_threads == 2
+        checks["scoped_env: an unset name is unset after"] = probe not in os.environ
+        os.environ[probe] = "0"
+        try:
+            with scoped_env({probe: "1"}):
+                raise KeyError("inside")
+        except KeyError:
+            pass
+        checks["scoped_env: a set name is restored after an error"] = os.environ.get(probe) == "0"
+        del os.environ[probe]
+        copy = child_env({probe: "1"})
+        checks["child_env: a copy with the values, this process untouched"] = (
+            copy.get(probe) == "1" and probe not in os.environ and copy.get("PATH") == os.environ.get("PATH"))
+        snapshot = dict(os.environ)
+        Knobs.from_env()
+        checks["knobs: resolving leaves the environment alone"] = dict(os.environ) == snapshot
+    finally:
+        os.environ.pop(probe, None)
+        if saved is not None:
+            os.environ[probe] = saved
+    checks["environment: as before the family"] = dict(os.environ) == before
+    counts = {"environment_checks": len(checks), "environment_ok": sum(checks.values())}
+    return counts, [f"environment: {label}: no" for label, ok in checks.items() if not ok]
+
+
 # -- long contexts ---------------------------------------------------------------------------------
 
 LONG_CONTEXT = 4096
@@ -844,22 +1109,35 @@ def run(seed: int, checkpoints: int = 24, texts: int = 64, cli: bool = True) -> 
     failures: Failures = []
     with tempfile.TemporaryDirectory(prefix="vtengine-families-") as folder:
         root = Path(folder)
-        parts: list[tuple[dict[str, int], Failures]] = [
-            checkpoint_roundtrips(seed, checkpoints, root),
-            checkpoint_refusals(root),
-            tokenizer_properties(seed, texts),
-            knob_properties(seed),
-            profile_properties(seed),
-            arm_properties(),
-            provenance_properties(root),
-            call_properties(seed),
-            long_properties(seed),
+        families: list[tuple[str, Callable[[], tuple[dict[str, int], Failures]]]] = [
+            ("checkpoint", lambda: checkpoint_roundtrips(seed, checkpoints, root)),
+            ("refusals", lambda: checkpoint_refusals(root)),
+            ("tokenizer", lambda: tokenizer_properties(seed, texts)),
+            ("knobs", lambda: knob_properties(seed)),
+            ("profile", lambda: profile_properties(seed)),
+            ("arms", arm_properties),
+            ("provenance", lambda: provenance_properties(root)),
+            ("calls", lambda: call_properties(seed)),
+            ("quant", lambda: quant_properties(seed)),
+            ("parameters", lambda: parameter_properties(root)),
+            ("environment", environment_properties),
+            ("long", lambda: long_properties(seed)),
         ]
         if cli:
-            parts.append(cli_properties(root))
-    for part, failed in parts:
-        counters.update(part)
-        failures += failed
+            families.append(("cli", lambda: cli_properties(root)))
+        leaks = 0
+        for name, family in families:
+            before = dict(os.environ)
+            part, failed = family()
+            counters.update(part)
+            failures += failed
+            if dict(os.environ) != before:  # any engine call that changes the process environment
+                leaks += 1
+                changed = sorted(set(before.items()) ^ set(os.environ.items()))
+                failures.append(f"environment: the {name} family left it changed: {changed[:4]}")
+                os.environ.clear()
+                os.environ.update(before)
+        counters["environment_leaks"] = leaks
     counters["failures"] = len(failures)
     return {"counters": counters, "cases": {f"failure {i}": f for i, f in enumerate(failures)},
             "provenance": {"seed": seed, "checkpoints": checkpoints, "texts": texts}}
