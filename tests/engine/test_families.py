@@ -175,3 +175,71 @@ def test_a_refusal_that_raises_the_wrong_type_is_found(monkeypatch: pytest.Monke
     monkeypatch.setattr(Engine, "generate_batch", index_error)
     counts, failures = families.call_properties(SEED)
     assert failures == ["calls: refuses zero steps: no"]
+
+
+def test_an_all_zero_block_without_its_scale_guard_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vtengine import numerics
+
+    def no_guard(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        w = np.asarray(w, np.float32)
+        rows, cols = w.shape
+        br, bc = -(-rows // 128), -(-cols // 128)
+        padded = np.zeros((br * 128, bc * 128), np.float32)
+        padded[:rows, :cols] = w
+        blocks = padded.reshape(br, 128, bc, 128)
+        scales = (np.abs(blocks).max(axis=(1, 3)) / np.float32(448.0)).astype(np.float32)  # 0 for a zero block
+        with np.errstate(invalid="ignore", divide="ignore"):
+            codes = np.clip(blocks / scales[:, None, :, None], -448, 448).astype(numerics.FP8)
+        return codes.reshape(padded.shape)[:rows, :cols].view(np.uint8).copy(), scales
+
+    monkeypatch.setattr(numerics, "quantize_fp8_blocks", no_guard)
+    counts, failures = families.quant_properties(SEED)
+    assert counts["quant_ok"] < counts["quant_cases"]
+    assert any("zero" in f for f in failures)
+
+
+def test_a_parameter_ignored_and_a_parameter_without_spec_are_found(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from vtengine import model as model_module
+
+    original = model_module.load_model
+    monkeypatch.setattr(families, "load_model", lambda name, cache_dir=None, quantize=False: original(name, cache_dir))
+    monkeypatch.setitem(families.PARAMETER_SPECS, "encode.bos", "")
+    del families.PARAMETER_SPECS["encode.bos"]
+    counts, failures = families.parameter_properties(tmp_path)
+    assert "parameters: encode.bos has no spec in families.PARAMETER_SPECS: add what it must do" in failures
+    assert any(f.startswith("parameters: quantize:") for f in failures)
+
+
+def test_an_environment_leak_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    import contextlib
+    import os
+
+    @contextlib.contextmanager
+    def leaky(values):  # type: ignore[no-untyped-def]
+        saved = {n: os.environ[n] for n in values if n in os.environ}
+        os.environ.update(values)
+        yield
+        os.environ.update(saved)  # restores what was set, forgets to unset the rest
+
+    monkeypatch.setattr(families, "scoped_env", leaky)
+    for name in ("VT_PROFILE", "VT_CPU_THREADS"):
+        monkeypatch.delenv(name, raising=False)  # put back as absent after the test, whatever leaked
+    counts, failures = families.environment_properties()
+    assert "environment: scoped_env: an unset name is unset after: no" in failures
+    assert "environment: as before the family: no" in failures  # VT_CPU_THREADS stayed set
+
+
+def test_a_family_that_leaves_the_environment_changed_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    def leaves_a_knob() -> tuple[dict[str, int], list[str]]:
+        os.environ["VT_PROFILE"] = "1"
+        return {}, []
+
+    monkeypatch.delenv("VT_PROFILE", raising=False)
+    monkeypatch.setattr(families, "arm_properties", leaves_a_knob)
+    result = families.run(SEED, checkpoints=2, texts=2, cli=False)
+    assert result["counters"]["environment_leaks"] == 1
+    assert any("the arms family left it changed" in f for f in result["cases"].values())
+    assert "VT_PROFILE" not in os.environ
