@@ -1039,7 +1039,7 @@ def environment_properties() -> tuple[dict[str, int], Failures]:
         os.environ.pop(probe, None)
         if saved is not None:
             os.environ[probe] = saved
-    checks["environment: as before the family"] = dict(os.environ) == before
+    checks["as before the family"] = dict(os.environ) == before
     counts = {"environment_checks": len(checks), "environment_ok": sum(checks.values())}
     return counts, [f"environment: {label}: no" for label, ok in checks.items() if not ok]
 
