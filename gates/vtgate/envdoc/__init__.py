@@ -181,11 +181,25 @@ def _explain_stale_literals(report: EnvdocReport, files: list[tuple[Path, str]])
                 seen[name] = f"{shown}:{text.count(chr(10), 0, match.start()) + 1}"
         if len(seen) == len(exact):
             break
-    if not seen:
+    tails = _computed_name_tails([name for name in exact if name not in seen], report, files)
+    if not seen and not tails:
         return
     updated = []
     for finding in report.findings:
         where = seen.get(finding.name) if finding.kind == "stale" else None
+        if where is None and finding.kind == "stale" and finding.name in tails:
+            tail, at, computed, count = tails[finding.name]
+            updated.append(
+                replace(
+                    finding,
+                    message=f"{finding.name} is documented here and no scanned source reads it by this name, but its "
+                    f"tail {tail!r} is a string literal at {at} and {count} read(s) compute their whole name at run "
+                    f"time (first: {computed}): one may build this name; keep the row unless you checked them (a "
+                    f"helper that builds the name can be named with --wrapper)",
+                    hint=f"a computed name may be it; {tail!r} at {at}",
+                )
+            )
+            continue
         if where is None:
             updated.append(finding)
             continue
@@ -206,6 +220,42 @@ def _explain_stale_literals(report: EnvdocReport, files: list[tuple[Path, str]])
             )
         )
     report.findings[:] = updated
+
+
+def _computed_name_tails(
+    names: list[str], report: EnvdocReport, files: list[tuple[Path, str]]
+) -> dict[str, tuple[str, str, str, int]]:
+    """Stale names that a read with a fully computed name may build: the run has such reads, and the
+    name's tail of two or more ``_`` parts is a string literal of a scanned source (Apache MXNet's
+    ``std::string("MXNET_") + dev_type + "_" + name[type]`` over ``"MEM_POOL_RESERVE"`` builds
+    ``MXNET_GPU_MEM_POOL_RESERVE``, read by ``dmlc::GetEnv(env_var.c_str(), 5)``)."""
+    computed = [f"{entry['file']}:{entry['line']}" for entry in report.dynamic_unscoped]
+    computed += [f"{f.file}:{f.line}" for f in report.findings if f.kind == "dynamic" and not f.name]
+    if not names or not computed:
+        return {}
+    wanted: dict[str, list[str]] = {}
+    for name in names:
+        parts = name.split("_")
+        for start in range(1, len(parts) - 1):
+            tail = "_".join(parts[start:])
+            if len(tail) >= 6 and all(parts[start:]):
+                wanted.setdefault(tail, []).append(name)
+    if not wanted:
+        return {}
+    pattern = re.compile("[\"'](" + "|".join(re.escape(tail) for tail in sorted(wanted, key=len, reverse=True)) + ")[\"']")
+    found: dict[str, tuple[str, str, str, int]] = {}
+    for path, shown in files:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for match in pattern.finditer(text):
+            for name in wanted[match.group(1)]:
+                where = f"{shown}:{text.count(chr(10), 0, match.start()) + 1}"
+                found.setdefault(name, (match.group(1), where, computed[0], len(computed)))
+        if len(found) == len(names):
+            break
+    return found
 
 
 def _resolve_go_refs(reads: list[EnvRead], scans: list[FileScan], files: list[tuple[Path, str]]) -> list[EnvRead]:
