@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 from vtgate.envdoc import EnvdocConfig, run_envdoc
+from vtgate.envdoc.doctable import parse_docs
+from vtgate.envdoc.model import NONLITERAL_DEFAULT
 from vtgate.envdoc.tsscan import available, scan_go_text, scan_rust_text
 
 pytestmark = pytest.mark.skipif(not available(), reason="the envdoc-langs extra (tree-sitter) is part of .[test]")
@@ -76,3 +78,31 @@ def test_a_rust_constant_of_another_crate_names_the_read(tmp_path: Path) -> None
         ("MISTRALRS_SANDBOX", "mistralrs-cli/src/serve.rs", 2)
     ]
     assert report.findings == []
+
+
+def test_a_kong_default_with_an_interpolation_is_not_compared() -> None:
+    # mudler/LocalAI core/cli/run.go @ 82c191afadf5 (MIT)
+    scan = scan_go_text(
+        'package cli\n\ntype RunCMD struct {\n\tModelsPath string `env:"LOCALAI_MODELS_PATH,MODELS_PATH" '
+        'type:"path" default:"${basepath}/models" help:"Path containing models" group:"storage"`\n}\n',
+        "core/cli/run.go",
+    )
+    assert [(read.name, read.default_kind, read.default) for read in scan.reads] == [
+        ("LOCALAI_MODELS_PATH", NONLITERAL_DEFAULT, "${basepath}/models"),
+        ("MODELS_PATH", NONLITERAL_DEFAULT, "${basepath}/models"),
+    ]
+
+
+def test_a_table_cell_with_several_dollar_names_and_an_empty_cell(tmp_path: Path) -> None:
+    # mudler/LocalAI docs/content/reference/cli-reference.md @ 82c191afadf5 (MIT)
+    page = tmp_path / "cli-reference.md"
+    page.write_text(
+        "| Parameter | Default | Description | Environment Variable |\n"
+        "|-----------|---------|-------------|----------------------|\n"
+        "| `-h, --help` | | Show context-sensitive help | |\n"
+        "| `--log-level` | `info` | Set the level of logs to output | `$LOCALAI_LOG_LEVEL` |\n"
+        "| `--debug` | `false` | **DEPRECATED** - Use `--log-level=debug` instead. | `$LOCALAI_DEBUG`, `$DEBUG` |\n"
+    )
+    docset = parse_docs([(page, "cli-reference.md")])
+    assert [(row.name, row.line) for row in docset.rows] == [("LOCALAI_LOG_LEVEL", 4), ("LOCALAI_DEBUG", 5), ("DEBUG", 5)]
+    assert docset.warnings == []

@@ -589,7 +589,10 @@ def _parse_table(
             )
             continue
         raw = cells[name_col]
-        names = [normalise_name(part) for part in re.split(r"\s*(?:,|/|<br\s*/?>)\s*", _strip_code(raw)) if part.strip()]
+        if not raw.strip():  # a CLI table's flag with no env var (LocalAI's cli-reference.md `-h, --help`)
+            continue
+        # split before stripping code spans: `$LOCALAI_DEBUG`, `$DEBUG` is two names, each in its own span
+        names = [normalise_name(part) for part in re.split(r"\s*(?:,|/|<br\s*/?>)\s*", raw) if part.strip()]
         if not names or any(name is None for name in names):
             warnings.append(f"{shown}:{number}: {raw!r} is not an env var name (letters, digits, _; a family "
                             f"is written PREFIX_* or PREFIX_<NAME>); row skipped")

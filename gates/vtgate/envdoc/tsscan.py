@@ -612,6 +612,8 @@ def _go_struct_tags(root: Any, relpath: str) -> list[EnvRead]:
             ]
         found = _ENV_DEFAULT_TAG.search(value)
         default = Expr(static=found["value"], prefix=found["value"]) if found else None
+        if found and "${" in found["value"]:  # kong interpolates `default:"${basepath}/models"` at run time
+            default = Expr(static=None, prefix=found["value"].split("${", 1)[0], source=found["value"])
         form = f"struct tag {match['key']}:\"...\" (Go)"
         for name in dict.fromkeys(names):
             reads.extend(make_reads(Expr(static=name, prefix=name), default, relpath, _line(tag), form))
