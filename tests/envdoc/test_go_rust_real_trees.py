@@ -106,3 +106,18 @@ def test_a_table_cell_with_several_dollar_names_and_an_empty_cell(tmp_path: Path
     docset = parse_docs([(page, "cli-reference.md")])
     assert [(row.name, row.line) for row in docset.rows] == [("LOCALAI_LOG_LEVEL", 4), ("LOCALAI_DEBUG", 5), ("DEBUG", 5)]
     assert docset.warnings == []
+
+
+def test_a_dockerfile_variant_is_a_build_file_for_stale_rows(tmp_path: Path) -> None:
+    # EricLBuehler/mistral.rs Dockerfile.cuda-13.0-ubi9 and docs/src/content/docs/reference/environment-variables.md
+    # @ 9e922623f24b (MIT)
+    (tmp_path / "main.rs").write_text('fn main() { let _ = std::env::var("MISTRALRS_DEBUG"); }\n')
+    (tmp_path / "Dockerfile.cuda-13.0-ubi9").write_text("ARG RAYON_NUM_THREADS=4\n")
+    (tmp_path / "ENV.md").write_text(
+        "| Variable | Purpose |\n|---|---|\n| `MISTRALRS_DEBUG` | debug |\n"
+        "| `RAYON_NUM_THREADS` | Sets the default CPU worker count used by Candle and Rayon |\n"
+    )
+    report = run_envdoc(tmp_path, EnvdocConfig.load(tmp_path, {"doc": "ENV.md", "prefix": "MISTRALRS_"}))
+    [stale] = [f for f in report.findings if f.kind == "stale"]
+    assert "also appears in Dockerfile.cuda-13.0-ubi9:1 (Dockerfile" in stale.message
+    assert "delete the row" not in stale.message
