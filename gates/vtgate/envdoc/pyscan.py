@@ -567,10 +567,17 @@ class _Scanner:
             if not qualified:
                 return
             member = isinstance(func, ast.Attribute)
+            # every matching spec with its own name position applies (`._env_paths:0:-`, `._env_paths:1:-`
+            # for a helper taking several names as positional arguments); a second spec for a position
+            # already read adds nothing
+            positions: set[int] = set()
             for spec in self.wrappers:
-                if spec.matches(qualified) or (spec.member and member and qualified[-1] == spec.dotted[-1]):
+                matched = spec.matches(qualified) or (spec.member and member and qualified[-1] == spec.dotted[-1])
+                if matched and spec.position not in positions:
+                    positions.add(spec.position)
                     self._wrapper_call(spec, node, qualified, member)
-                    return
+            if positions:
+                return
             if qualified[-1] in self.wrapper_names:
                 if self._imported_base(func):
                     # maybe a re-export (pkg.flag for pkg.utils.env.flag): decided once every file is scanned
