@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import re
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from vtgate.envdoc.pyscan import decode_python, module_constants, module_parts
 from vtgate.envdoc.report import EnvdocReport, Finding, compare
 from vtgate.envdoc.scan import discover, display_path, resolve_wrapper_calls, scan_all
 from vtgate.envdoc.tsscan import available as tree_sitter_available
-from vtgate.envdoc.tsscan import go_constants
+from vtgate.envdoc.tsscan import go_constants, rust_constants
 
 __all__ = [
     "AllowEntry",
@@ -180,11 +181,25 @@ def _explain_stale_literals(report: EnvdocReport, files: list[tuple[Path, str]])
                 seen[name] = f"{shown}:{text.count(chr(10), 0, match.start()) + 1}"
         if len(seen) == len(exact):
             break
-    if not seen:
+    tails = _computed_name_tails([name for name in exact if name not in seen], report, files)
+    if not seen and not tails:
         return
     updated = []
     for finding in report.findings:
         where = seen.get(finding.name) if finding.kind == "stale" else None
+        if where is None and finding.kind == "stale" and finding.name in tails:
+            tail, at, computed, count = tails[finding.name]
+            updated.append(
+                replace(
+                    finding,
+                    message=f"{finding.name} is documented here and no scanned source reads it by this name, but its "
+                    f"tail {tail!r} is a string literal at {at} and {count} read(s) compute their whole name at run "
+                    f"time (first: {computed}): one may build this name; keep the row unless you checked them (a "
+                    f"helper that builds the name can be named with --wrapper)",
+                    hint=f"a computed name may be it; {tail!r} at {at}",
+                )
+            )
+            continue
         if where is None:
             updated.append(finding)
             continue
@@ -207,34 +222,85 @@ def _explain_stale_literals(report: EnvdocReport, files: list[tuple[Path, str]])
     report.findings[:] = updated
 
 
+def _computed_name_tails(
+    names: list[str], report: EnvdocReport, files: list[tuple[Path, str]]
+) -> dict[str, tuple[str, str, str, int]]:
+    """Stale names that a read with a fully computed name may build: the run has such reads, and the
+    name's tail of two or more ``_`` parts is a string literal of a scanned source (Apache MXNet's
+    ``std::string("MXNET_") + dev_type + "_" + name[type]`` over ``"MEM_POOL_RESERVE"`` builds
+    ``MXNET_GPU_MEM_POOL_RESERVE``, read by ``dmlc::GetEnv(env_var.c_str(), 5)``)."""
+    computed = [f"{entry['file']}:{entry['line']}" for entry in report.dynamic_unscoped]
+    computed += [f"{f.file}:{f.line}" for f in report.findings if f.kind == "dynamic" and not f.name]
+    if not names or not computed:
+        return {}
+    wanted: dict[str, list[str]] = {}
+    for name in names:
+        parts = name.split("_")
+        for start in range(1, len(parts) - 1):
+            tail = "_".join(parts[start:])
+            if len(tail) >= 6 and all(parts[start:]):
+                wanted.setdefault(tail, []).append(name)
+    if not wanted:
+        return {}
+    pattern = re.compile("[\"'](" + "|".join(re.escape(tail) for tail in sorted(wanted, key=len, reverse=True)) + ")[\"']")
+    found: dict[str, tuple[str, str, str, int]] = {}
+    for path, shown in files:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for match in pattern.finditer(text):
+            for name in wanted[match.group(1)]:
+                where = f"{shown}:{text.count(chr(10), 0, match.start()) + 1}"
+                found.setdefault(name, (match.group(1), where, computed[0], len(computed)))
+        if len(found) == len(names):
+            break
+    return found
+
+
 def _resolve_go_refs(reads: list[EnvRead], scans: list[FileScan], files: list[tuple[Path, str]]) -> list[EnvRead]:
-    """Go reads whose name is an identifier of another file: a constant of the same package (same
-    folder) first, else a constant with that name bound to the same literals in every Go file that
-    binds it (``envconfig.Var(cloudProxyBaseURLEnv)``, ``os.Getenv(pkg.NameEnv)``)."""
-    pending = [read for read in reads if read.ref and read.name is None and read.file.endswith(".go")]
-    if not pending:
-        return reads
+    """Go and Rust reads whose name is an identifier of another file: a constant of the same package
+    (same folder) first, else a constant with that name bound to the same literals in every file of
+    that language that binds it (``envconfig.Var(cloudProxyBaseURLEnv)``, ``os.Getenv(pkg.NameEnv)``,
+    Rust ``std::env::var(other_crate::NAME_ENV)`` with ``pub const NAME_ENV: &str = "X"``)."""
+    suffixes = {"go": ".go", "rust": ".rs"}
+    readers: dict[str, ConstantReader] = {"go": go_constants, "rust": rust_constants}
+    resolved = reads
+    for language, suffix in suffixes.items():
+        pending = [read for read in resolved if read.ref and read.name is None and read.file.endswith(suffix)]
+        if pending:
+            resolved = _resolve_refs_of(resolved, pending, scans, files, language, suffix, readers[language])
+    return resolved
+
+
+ConstantReader = Callable[[str], dict[str, tuple[str, ...]]]
+
+
+def _resolve_refs_of(reads: list[EnvRead], pending: list[EnvRead], scans: list[FileScan], files: list[tuple[Path, str]],
+                     language: str, suffix: str, reader: ConstantReader) -> list[EnvRead]:
     by_folder: dict[str, dict[str, tuple[str, ...]]] = {}
     anywhere: dict[str, set[tuple[str, ...]]] = {}
     folders = {read.file.rpartition("/")[0] for read in pending}
+    wanted = {read.ref for read in pending}
     paths = dict((shown, path) for path, shown in files)
     for scan in scans:
         constants = scan.constants
         folder = scan.file.rpartition("/")[0]
-        if scan.language != "go":
+        if scan.language != language:
             continue
-        if not scan.parsed and folder in folders:  # not parsed (no read in it), but it may define the name
+        if not scan.parsed and (folder in folders or language == "rust"):  # not parsed (no read in it), but it may define the name
             try:
-                constants = go_constants(paths[scan.file].read_text(encoding="utf-8", errors="replace"))
+                text = paths[scan.file].read_text(encoding="utf-8", errors="replace")
             except OSError:
                 continue
+            constants = reader(text) if folder in folders or any(name in text for name in wanted) else {}
         by_folder.setdefault(folder, {}).update(constants)
         for name, values in constants.items():
             anywhere.setdefault(name, set()).add(values)
     resolved: list[EnvRead] = []
     for read in reads:
         bound: tuple[str, ...] | None = None
-        if read.ref and read.name is None and read.file.endswith(".go"):
+        if read.ref and read.name is None and read.file.endswith(suffix):
             bound = by_folder.get(read.file.rpartition("/")[0], {}).get(read.ref)
             if bound is None and len(anywhere.get(read.ref, ())) == 1:
                 bound = next(iter(anywhere[read.ref]))

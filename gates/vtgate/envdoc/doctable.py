@@ -48,6 +48,9 @@ _INLINE_ENV = re.compile(r"\(env:\s*(?P<names>[A-Za-z0-9_<>{}*,\s`]+)\)")
 _ENVVAR_DIRECTIVE = re.compile(r"^\s*\.\.\s+envvar::\s+(?P<name>\S+)\s*$")
 _FIELD_DEFAULT = re.compile(r"^\s*:default:\s*(?P<value>.*)$", re.IGNORECASE)
 _RST_BULLET = re.compile(r"^\s*[-*+]\s+(?:\*\*(?P<bold>[A-Za-z_][A-Za-z0-9_<>{}*]*)\*\*|``(?P<lit>[^`]+)``)(?P<rest>.*)$")
+# a bullet that is the bare name alone, its description in the more indented lines below (Apache
+# MXNet's env_var.md: `* MXNET_GPU_WORKER_NTHREADS` then `  - Values: Int ```(default=2)````)
+_BARE_BULLET = re.compile(r"^(?P<indent>\s*)[-*+]\s+(?P<name>[A-Z][A-Z0-9]*_[A-Z0-9_<>{}*]*)\s*$")
 _DEFINITION_TERM = re.compile(r"^(?:``(?P<lit>[A-Z][A-Z0-9_<>{}*]*)``|(?P<bare>[A-Z][A-Z0-9]*_[A-Z0-9_<>{}*]*))\s*$")
 _CLAP_ENV = re.compile(r"\[env:\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)=")
 _LABELLED_ENV = re.compile(r"\benvironment variable\b\**\s*:\**\s*`(?P<name>[^`]+)`", re.IGNORECASE)
@@ -444,6 +447,22 @@ def _parse_markdown(text: str, shown: str, warnings: list[str], tables: list[int
                 rows.append(DocRow(name, default, rest.strip(" -—:"), "", index + 1, shown, compare_default=found is not None))
                 index += 1
                 continue
+        bare = _BARE_BULLET.match(line)
+        if bare and heading is None:
+            depth = len(bare["indent"].expandtabs())
+            below = index + 1
+            while below < len(lines) and lines[below].strip() and len(lines[below].expandtabs()) - len(
+                lines[below].expandtabs().lstrip()
+            ) > depth:
+                below += 1
+            name = normalise_name(bare["name"])
+            if name and below > index + 1:
+                body = " ".join(part.strip() for part in lines[index + 1 : below]).replace("```", "`")
+                found = _DEFAULT_IN_TEXT.search(body)
+                default = (found["code"] if found["code"] is not None else found["word"]) if found else ""
+                rows.append(DocRow(name, default, body, "", index + 1, shown, compare_default=found is not None))
+                index += 1
+                continue
         term = _DEFINITION_TERM.match(line)
         if (
             term
@@ -570,7 +589,10 @@ def _parse_table(
             )
             continue
         raw = cells[name_col]
-        names = [normalise_name(part) for part in re.split(r"\s*(?:,|/|<br\s*/?>)\s*", _strip_code(raw)) if part.strip()]
+        if not raw.strip():  # a CLI table's flag with no env var (LocalAI's cli-reference.md `-h, --help`)
+            continue
+        # split before stripping code spans: `$LOCALAI_DEBUG`, `$DEBUG` is two names, each in its own span
+        names = [normalise_name(part) for part in re.split(r"\s*(?:,|/|<br\s*/?>)\s*", raw) if part.strip()]
         if not names or any(name is None for name in names):
             warnings.append(f"{shown}:{number}: {raw!r} is not an env var name (letters, digits, _; a family "
                             f"is written PREFIX_* or PREFIX_<NAME>); row skipped")

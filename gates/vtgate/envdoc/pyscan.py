@@ -207,9 +207,18 @@ class LoopValues(ast.expr):
 
     _fields = ("iter",)
 
-    def __init__(self, iter: ast.expr) -> None:  # noqa: A002 - the ast field's name
+    def __init__(self, iter: ast.expr, loop: ast.AST | None = None) -> None:  # noqa: A002 - the ast field's name
         super().__init__()
         self.iter = iter
+        self.loop = loop  # the `for` statement (None for a comprehension): its lines bound the variable
+
+    def holds(self, node: ast.AST) -> bool:
+        """Is ``node`` inside this loop's statement?"""
+        loop = self.loop
+        line = getattr(node, "lineno", None)
+        if loop is None or line is None:
+            return False
+        return bool(loop.lineno <= line <= (getattr(loop, "end_lineno", None) or loop.lineno))
 
 
 def collect_bindings(body: Iterable[ast.AST]) -> tuple[dict[str, list[ast.expr | None]], set[str]]:
@@ -233,7 +242,8 @@ def collect_bindings(body: Iterable[ast.AST]) -> tuple[dict[str, list[ast.expr |
             node.target, ast.Name
         ):
             if isinstance(node.iter, (ast.Tuple, ast.List, ast.Set, ast.Name, ast.Dict)) or _dict_view(node.iter):
-                assigned.setdefault(node.target.id, []).append(LoopValues(node.iter))
+                loop = node if isinstance(node, (ast.For, ast.AsyncFor)) else None
+                assigned.setdefault(node.target.id, []).append(LoopValues(node.iter, loop))
                 simple_targets.add(id(node.target))
         elif (
             isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension))
@@ -243,7 +253,8 @@ def collect_bindings(body: Iterable[ast.AST]) -> tuple[dict[str, list[ast.expr |
             and _dict_view(node.iter) == "items"
         ):  # `for name, meaning in NAMES.items()`: name is one of the dict's keys
             first = node.target.elts[0]
-            assigned.setdefault(first.id, []).append(LoopValues(node.iter))
+            loop = node if isinstance(node, (ast.For, ast.AsyncFor)) else None
+            assigned.setdefault(first.id, []).append(LoopValues(node.iter, loop))
             simple_targets.add(id(first))
             stack.extend(node.target.elts[1:])
         elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
@@ -567,10 +578,17 @@ class _Scanner:
             if not qualified:
                 return
             member = isinstance(func, ast.Attribute)
+            # every matching spec with its own name position applies (`._env_paths:0:-`, `._env_paths:1:-`
+            # for a helper taking several names as positional arguments); a second spec for a position
+            # already read adds nothing
+            positions: set[int] = set()
             for spec in self.wrappers:
-                if spec.matches(qualified) or (spec.member and member and qualified[-1] == spec.dotted[-1]):
+                matched = spec.matches(qualified) or (spec.member and member and qualified[-1] == spec.dotted[-1])
+                if matched and spec.position not in positions:
+                    positions.add(spec.position)
                     self._wrapper_call(spec, node, qualified, member)
-                    return
+            if positions:
+                return
             if qualified[-1] in self.wrapper_names:
                 if self._imported_base(func):
                     # maybe a re-export (pkg.flag for pkg.utils.env.flag): decided once every file is scanned
@@ -1062,6 +1080,12 @@ class _Scanner:
         for scope in reversed(self.scopes):
             if node.id in scope.assigned or node.id in scope.bound:
                 values = scope.assigned.get(node.id, [])
+                if len(values) > 1 and node.id not in scope.bound and all(isinstance(v, LoopValues) for v in values):
+                    # only `for` loops bind it (`for var in ("CXX", "CPATH"): os.environ.get(var)`, then
+                    # `for var, value in saved.items()`): a use inside one loop takes the innermost one's values
+                    holding = [v for v in values if isinstance(v, LoopValues) and v.holds(node)]
+                    if holding:
+                        values = [max(holding, key=lambda v: getattr(v.loop, "lineno", 0))]
                 if len(values) == 1 and values[0] is not None and node.id not in scope.bound:
                     resolved = self.resolve(values[0], depth + 1)
                     return Expr(resolved.static, resolved.prefix, resolved.is_none, node.id, resolved.choices, resolved.suffix)

@@ -83,6 +83,8 @@ def other_kind(name: str) -> tuple[str, str] | None:
     """("language", Go) for a source file envdoc does not scan, ("build", CMake) for a build file."""
     if name in BUILD_FILE_NAMES:
         return "build", BUILD_FILE_NAMES[name]
+    if name.startswith("Dockerfile.") or name.endswith(".Dockerfile"):  # Dockerfile.cuda-13.0-ubi9, app.Dockerfile
+        return "build", "Dockerfile"
     suffix = os.path.splitext(name)[1]
     if suffix in BUILD_SUFFIXES:
         return "build", BUILD_SUFFIXES[suffix]

@@ -492,7 +492,10 @@ def go_constants(text: str) -> dict[str, tuple[str, ...]]:
     return _go_file_constants(_Resolver("go", _parser("go").parse(text.encode("utf-8")).root_node))
 
 
-_ENV_TAG = re.compile(r'(?:^|\s)(?P<key>env|envconfig):"(?P<name>[A-Za-z_][A-Za-z0-9_]*)[",]')
+_ENV_TAG = re.compile(r'(?:^|\s)(?P<key>env|envconfig):"(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?P<more>(?:,[^",]*)*)"')
+# caarlos0/env's options after the name (``env:"PORT,required"``); any other item of an ``env:"..."``
+# list is a further name, as alecthomas/kong reads ``env:"LOCALAI_THREADS,THREADS"`` (first set wins).
+_ENV_TAG_OPTIONS = frozenset({"required", "file", "unset", "notEmpty", "expand", "init"})
 _ENV_DEFAULT_TAG = re.compile(r'(?:^|\s)(?:envDefault|default):"(?P<value>[^"]*)"')
 
 
@@ -600,11 +603,20 @@ def _go_struct_tags(root: Any, relpath: str) -> list[EnvRead]:
         match = _ENV_TAG.search(value)
         if match is None:
             continue
-        name = match["name"].upper() if match["key"] == "envconfig" else match["name"]  # envconfig upper-cases it
+        names = [match["name"].upper() if match["key"] == "envconfig" else match["name"]]  # envconfig upper-cases it
+        if match["key"] == "env":
+            names += [
+                item
+                for item in match["more"].split(",")[1:]
+                if item not in _ENV_TAG_OPTIONS and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", item)
+            ]
         found = _ENV_DEFAULT_TAG.search(value)
         default = Expr(static=found["value"], prefix=found["value"]) if found else None
+        if found and "${" in found["value"]:  # kong interpolates `default:"${basepath}/models"` at run time
+            default = Expr(static=None, prefix=found["value"].split("${", 1)[0], source=found["value"])
         form = f"struct tag {match['key']}:\"...\" (Go)"
-        reads.extend(make_reads(Expr(static=name, prefix=name), default, relpath, _line(tag), form))
+        for name in dict.fromkeys(names):
+            reads.extend(make_reads(Expr(static=name, prefix=name), default, relpath, _line(tag), form))
     return reads
 
 
@@ -672,7 +684,10 @@ def scan_rust_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()
     for node in _walk(root, {"call_expression", "macro_invocation", "attribute_item"}):
         if node.type == "macro_invocation":
             macro = node.child_by_field_name("macro")
-            if macro is None or _text(macro) not in ("env", "option_env", "std::env", "core::env"):
+            if macro is None:
+                continue
+            if _text(macro) not in _ENV_MACROS:
+                result.reads.extend(_token_tree_reads(node, resolver, relpath, build_script))
                 continue
             tree_node = next((child for child in node.named_children if child.type == "token_tree"), None)
             first = tree_node.named_children[0] if tree_node is not None and tree_node.named_children else None
@@ -700,12 +715,71 @@ def scan_rust_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()
             if not args:
                 continue
             name = resolver.resolve(args[0])
+            if name.static is None and not name.choices and args[0].type == "scoped_identifier":
+                # `env::var(other_crate::NAME_ENV)`: resolved against the Rust files' constants later
+                last = args[0].child_by_field_name("name")
+                if last is not None and last.type == "identifier":
+                    name = replace(name, source=_text(last))
             form = f"{'::'.join(qualified)} (Rust{', build script' if build_script else ''})"
             result.reads.extend(_with_ref(make_reads(name, None, relpath, _line(args[0]), form), name))
             continue
         if qualified[-1] in wrapper_names:
             result.reads.extend(_wrapper_reads(wrappers, qualified, member, args, resolver, relpath, "Rust"))
+    result.constants = _go_file_constants(resolver)
     return result
+
+
+def rust_constants(text: str) -> dict[str, tuple[str, ...]]:
+    """Items of a Rust file bound only to literals (``pub const NAME_ENV: &str = "X";``)."""
+    if "const" not in text and "static" not in text:
+        return {}
+    return _go_file_constants(_Resolver("rust", _parser("rust").parse(text.encode("utf-8")).root_node))
+
+
+_ENV_MACROS = frozenset(
+    {"env", "option_env", "std::env", "core::env", "std::option_env", "core::option_env"}
+)
+
+
+def _token_tree_reads(macro: Any, resolver: _Resolver, relpath: str, build_script: bool) -> list[EnvRead]:
+    """Reads written inside another macro's arguments, which tree-sitter leaves as bare tokens:
+    ``thread_local! { static X: bool = { match std::env::var("X") { .. } } }``,
+    ``include_bytes!(env!("X"))``, ``println!("{}", env::var("X")?)``. Only the two unambiguous
+    token shapes count: ``env :: var|var_os ( ARG`` and ``env|option_env ! ( ARG``, with ARG a
+    string literal or a name bound to one."""
+    reads: list[EnvRead] = []
+    for tree in _walk(macro, {"token_tree"}):
+        tokens = [child for child in tree.children if child.type not in ("line_comment", "block_comment")]
+        for index, token in enumerate(tokens):
+            if token.type != "token_tree" or index < 2 or _text(token)[:1] != "(":
+                continue
+            inner = [child for child in token.named_children if child.type not in ("line_comment", "block_comment")]
+            if not inner or inner[0].type not in ("string_literal", "raw_string_literal", "identifier"):
+                continue
+            if len(inner) > 1 and token.children[2].type not in (",", ")"):
+                continue  # the argument is an expression, not one literal or name
+            head, sep = tokens[index - 1], tokens[index - 2]
+            if head.type == "!" and sep.type == "identifier" and _text(sep) in ("env", "option_env"):
+                form = f"{_text(sep)}! (Rust, compile time, inside a macro)"
+            elif (
+                head.type == "identifier"
+                and _text(head) in _ENV_VAR_FUNCS
+                and sep.type == "::"
+                and index >= 3
+                and _text(tokens[index - 3]) == "env"
+            ):
+                form = f"env::{_text(head)} (Rust{', build script' if build_script else ''}, inside a macro)"
+            else:
+                continue
+            name = resolver.resolve(inner[0]) if inner[0].type == "identifier" else None
+            if inner[0].type != "identifier":
+                literal = _string_value(inner[0])
+                if literal is None:
+                    continue
+                name = Expr(static=literal, prefix=literal)
+            assert name is not None
+            reads.extend(make_reads(name, None, relpath, _line(inner[0]), form))
+    return reads
 
 
 def _clap_reads(node: Any, relpath: str) -> list[EnvRead]:
