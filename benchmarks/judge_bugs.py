@@ -4,7 +4,11 @@ that went red (or the exit code when the suite could not run). A bug is **killed
 exits 1 (a gate red) or 3 (a probe crashed on the bugged engine: the suite saw it); it **survives**
 on exit 0. A patch that no longer applies is reported, not counted.
 
-    .venv/bin/python benchmarks/judge_bugs.py BUGS_FOLDER [--json OUT] [-j 2] [--only 01,02]
+    .venv/bin/python benchmarks/judge_bugs.py BUGS_FOLDER [--json OUT] [-j 2] [--only 01,02] [--first G,G]
+
+``--first`` runs those gates alone first; a bug they kill is killed (by a gate of the suite) and the
+rest of the suite is not run for it; a bug they leave green gets the whole suite. Same verdicts, less
+time: each bug's JSON says which run decided it (``decided_by``: "first" or "suite").
 
 Prints one line per bug and the kill rate; the JSON has every bug's exit code and red gates.
 """
@@ -28,7 +32,7 @@ def git(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
 
 
-def judge(patch: Path, jobs: int, scratch: Path) -> dict[str, object]:
+def judge(patch: Path, jobs: int, scratch: Path, first: list[str]) -> dict[str, object]:
     tree = scratch / patch.stem
     added = git("worktree", "add", "--detach", str(tree), "HEAD")
     if added.returncode:
@@ -37,11 +41,16 @@ def judge(patch: Path, jobs: int, scratch: Path) -> dict[str, object]:
         applied = git("apply", str(patch.resolve()), cwd=tree)
         if applied.returncode:
             return {"bug": patch.stem, "status": "does not apply", "detail": applied.stderr.strip()}
-        report = scratch / f"{patch.stem}.json"
         started = time.perf_counter()
-        done = subprocess.run([VTGATE, "check", "--suite", str(REPO / "goldens" / "gates.toml"), "--root", str(tree),
-                               "-j", str(jobs), "--json", str(report)], cwd=REPO, capture_output=True, text=True,
-                              timeout=1800, check=False)
+        runs = [("first", [a for g in first for a in ("-g", g)])] if first else []
+        runs.append(("suite", []))
+        for decided_by, selection in runs:
+            report = scratch / f"{patch.stem}-{decided_by}.json"
+            done = subprocess.run([VTGATE, "check", "--suite", str(REPO / "goldens" / "gates.toml"), "--root",
+                                   str(tree), "-j", str(jobs), *selection, "--json", str(report)], cwd=REPO,
+                                  capture_output=True, text=True, timeout=1800, check=False)
+            if done.returncode in (1, 3):
+                break
         seconds = time.perf_counter() - started
         red: list[str] = []
         if report.exists():
@@ -49,7 +58,7 @@ def judge(patch: Path, jobs: int, scratch: Path) -> dict[str, object]:
             red = [g["name"] for g in data.get("gates", []) if g.get("status") not in ("green", "skipped")]
         status = {0: "survived", 1: "killed", 3: "killed (a probe crashed)"}.get(done.returncode,
                                                                               f"exit {done.returncode}")
-        return {"bug": patch.stem, "status": status, "exit": done.returncode, "red": red,
+        return {"bug": patch.stem, "status": status, "exit": done.returncode, "red": red, "decided_by": decided_by,
                 "seconds": round(seconds, 1), "stderr_tail": done.stderr.strip().splitlines()[-3:]}
     finally:
         git("worktree", "remove", "--force", str(tree))
@@ -61,6 +70,7 @@ def main() -> int:
     parser.add_argument("--json", type=Path)
     parser.add_argument("-j", type=int, default=2)
     parser.add_argument("--only", default="")
+    parser.add_argument("--first", default="", help="comma-separated gates to run alone first")
     args = parser.parse_args()
     patches = sorted(args.folder.glob("*.patch"))
     if args.only:
@@ -72,7 +82,7 @@ def main() -> int:
     results = []
     try:
         for patch in patches:
-            result = judge(patch, args.j, scratch)
+            result = judge(patch, args.j, scratch, [g for g in args.first.split(",") if g])
             results.append(result)
             print(f"{result['bug']}: {result['status']} {' '.join(result.get('red', []))}", flush=True)  # type: ignore[arg-type]
     finally:
