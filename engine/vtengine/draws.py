@@ -31,7 +31,7 @@ KNOB_VALUES: dict[str, tuple[str, ...]] = {
     "VT_PROFILE": ("0", "1"),
 }
 
-DTYPES = ("fp8", "bf16", "f32")  # checkpoint weight dtypes
+DTYPES = ("fp8", "bf16", "f32", "f16")  # checkpoint weight dtypes
 
 
 def pairwise(values: dict[str, tuple[str, ...]], rng: np.random.Generator, candidates: int = 40) -> list[dict[str, str]]:
@@ -77,7 +77,7 @@ def knobs_of(row: dict[str, str]) -> Knobs:
 class Draw:
     index: int
     config: ModelConfig
-    dtype: str  # checkpoint weight dtype: fp8 | bf16 | f32
+    dtype: str  # checkpoint weight dtype: fp8 | bf16 | f32 | f16
     knobs: dict[str, str]
     prompt: list[int]
     steps: int  # greedy steps; prompt + steps - 1 <= max_context

@@ -619,6 +619,11 @@ def cli_properties(root: Path) -> tuple[dict[str, int], Failures]:
         ("generate under a bad knob", ["generate", "--prompt", "a", "--tokens", "2"], {"VT_KV_BLOCK_SIZE": "0"}, 2,
          "VT_KV_BLOCK_SIZE"),
         ("score an id past the vocab", ["score", "--ids", "1,2,999"], {}, 2, "999"),
+        # score takes text (--prompt and --reference) or ids (--ids), never a mix (its --help)
+        ("score --ids with --prompt", ["score", "--ids", "1,2", "--prompt", "a"], {}, 2, "not both"),
+        ("score --ids with --reference", ["score", "--ids", "1,2", "--reference", "a"], {}, 2, "not both"),
+        ("score --prompt alone", ["score", "--prompt", "a"], {}, 2, "--reference"),
+        ("score --ids with an empty entry", ["score", "--ids", "5,,17"], {}, 2, "--ids"),
         ("export", ["export", "vt-tiny", str(good)], {}, 0, ""),
     ]
     counts = {"cli_cases": len(cases), "cli_cases_ok": 0}

@@ -119,3 +119,25 @@ def test_knobs_set_between_calls_are_read_again() -> None:
     from vtengine import sequences
 
     assert sequences.knob_changes(20261202) == {"knob_rows": 6, "knob_rows_read_back": 6, "knob_rows_equal": 6}
+
+
+def test_a_holder_that_rounds_float16_weights_to_bf16_fails_the_reference_check(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reference takes the weights as stored (converted to float64 here), not as the engine's
+    Model holds them: a Model that treats every 2-byte dtype as bf16 is caught on float16 draws."""
+    from vtengine import model as model_module
+    from vtengine.numerics import BF16
+
+    d = replace(draws(7, 1)[0], dtype="f16")
+    d = replace(d, knobs={**d.knobs, "VT_CPU_GEMV_BLAS": "0"})
+    assert properties.check(d, 7)["ok"]
+    original = model_module.Model._hold
+
+    def as_bf16(array, scales, quantize):  # type: ignore[no-untyped-def]
+        if array.dtype == np.float16:
+            array = array.astype(np.float32).astype(BF16)
+        return original(array, scales, quantize)
+
+    monkeypatch.setattr(model_module.Model, "_hold", staticmethod(as_bf16))
+    verdict = properties.check(d, 7)
+    assert "reference" in verdict["failed"] and verdict["ratio"] > 1

@@ -218,7 +218,8 @@ class LoopValues(ast.expr):
         line = getattr(node, "lineno", None)
         if loop is None or line is None:
             return False
-        return bool(loop.lineno <= line <= (getattr(loop, "end_lineno", None) or loop.lineno))
+        first = getattr(loop, "lineno", line)
+        return bool(first <= line <= (getattr(loop, "end_lineno", None) or first))
 
 
 def collect_bindings(body: Iterable[ast.AST]) -> tuple[dict[str, list[ast.expr | None]], set[str]]:
