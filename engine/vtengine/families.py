@@ -179,7 +179,8 @@ def _fields(config: ModelConfig) -> dict[str, Any]:
 
 def checkpoint_roundtrips(seed: int, count: int, root: Path) -> tuple[dict[str, int], Failures]:
     rng = np.random.Generator(np.random.PCG64(seed))
-    counts = {"checkpoint_drawn": 0, "checkpoint_config_ok": 0, "checkpoint_tensors_ok": 0, "checkpoint_logits_ok": 0}
+    counts = {"checkpoint_drawn": 0, "checkpoint_config_ok": 0, "checkpoint_tensors_ok": 0, "checkpoint_logits_ok": 0,
+              "config_dict_ok": 0}
     failures: Failures = []
     for i in range(count):
         layout = LAYOUTS[i % len(LAYOUTS)]
@@ -188,6 +189,10 @@ def checkpoint_roundtrips(seed: int, count: int, root: Path) -> tuple[dict[str, 
         shards, extras = int(rng.integers(1, 4)), bool(rng.integers(2))
         label = f"checkpoint {i} ({dtype}, {layout}, {shards} shard(s){', extras' if extras else ''})"
         counts["checkpoint_drawn"] += 1
+        if ModelConfig(**config.as_dict()) == config:  # as_dict names every field (the cache key uses it)
+            counts["config_dict_ok"] += 1
+        else:
+            failures.append(f"{label}: ModelConfig(**as_dict()) is not the config: {config.as_dict()}")
         tensors = stored_tensors(config, dtype)
         try:
             directory = write_checkpoint(root / f"c{i}", config, tensors, layout, shards, extras)
@@ -745,6 +750,15 @@ def provenance_properties(root: Path) -> tuple[dict[str, int], Failures]:
     shutil.copytree(package_dir(), copy, ignore=shutil.ignore_patterns("__pycache__"))
     first = source_tree_hash(copy)
     checks: dict[str, bool] = {}
+    # The hash is of relative paths and bytes: the same files anywhere hash alike, a folder whose
+    # name starts with "." above the package (a .venv, ~/.local) included.
+    hidden = root / ".hidden-parent" / "site" / "vtengine"
+    shutil.copytree(copy, hidden)
+    checks["the same files hash alike wherever they lie"] = source_tree_hash(hidden) == first
+    checks["a copy hashes as the running package"] = first == source_tree_hash(package_dir())
+    (root / "provenance" / "empty").mkdir()
+    checks["a tree with modules does not hash as an empty one"] = (
+        first != source_tree_hash(root / "provenance" / "empty"))
     (copy / "__pycache__").mkdir(exist_ok=True)
     (copy / "__pycache__" / "x.py").write_text("x = 1\n")
     (copy / ".hidden").mkdir()

@@ -243,3 +243,32 @@ def test_a_family_that_leaves_the_environment_changed_is_named(monkeypatch: pyte
     assert result["counters"]["environment_leaks"] == 1
     assert any("the arms family left it changed" in f for f in result["cases"].values())
     assert "VT_PROFILE" not in os.environ
+
+
+def test_a_tree_hash_that_skips_hidden_folders_above_the_package_is_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import hashlib
+
+    from vtengine import provenance
+
+    def absolute_parts(directory):  # type: ignore[no-untyped-def]
+        root = Path(directory)
+        digest = hashlib.sha256()
+        for path in sorted(root.rglob("*.py")):
+            if any(p.startswith(".") or p == "__pycache__" for p in path.parts):  # the absolute path's parts
+                continue
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+        return digest.hexdigest()
+
+    monkeypatch.setattr(provenance, "source_tree_hash", absolute_parts)
+    counts, failures = families.provenance_properties(tmp_path)
+    assert "provenance: the same files hash alike wherever they lie: no" in failures
+
+
+def test_a_config_dict_that_drops_a_field_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from vtengine.config import ModelConfig
+
+    original = ModelConfig.as_dict
+    monkeypatch.setattr(ModelConfig, "as_dict", lambda self: {k: v for k, v in original(self).items() if k != "seed"})
+    counts, failures = families.checkpoint_roundtrips(SEED, 3, tmp_path)
+    assert counts["config_dict_ok"] == 0 and len(failures) == 3
