@@ -821,17 +821,24 @@ def call_properties(seed: int) -> tuple[dict[str, int], Failures]:
     checks["speculative, one step"] = engine.speculative(p, 1).tokens == alone[tuple(p)].tokens[:1]
     scored = engine.score(p)
     checks["score is forward_logits' argmax"] = scored.tokens == [int(t) for t in engine.forward_logits(p).argmax(1)]
-    refusals = {"an empty prompt": lambda: engine.generate([], 2), "zero steps": lambda: engine.generate(p, 0),
-                "an id past the vocab": lambda: engine.generate([17], 1), "a negative id": lambda: engine.generate([-1], 1),
-                "an empty batch member": lambda: engine.generate_batch([p, []], 1),
-                "a zero n-gram": lambda: engine.speculative(p, 3, ngram=0),
-                "past the context": lambda: engine.generate(p, 48)}
-    for label, call in refusals.items():
+    # Each refusal is a ValueError whose message names what was wrong (the house rule for errors).
+    refusals: dict[str, tuple[Callable[[], Any], str]] = {
+        "an empty prompt": (lambda: engine.generate([], 2), "prompt"),
+        "zero steps": (lambda: engine.generate(p, 0), "steps"),
+        "zero steps in a batch": (lambda: engine.generate_batch([p, q], 0), "steps"),
+        "an id past the vocab": (lambda: engine.generate([17], 1), "token ids"),
+        "a negative id": (lambda: engine.generate([-1], 1), "token ids"),
+        "an empty batch member": (lambda: engine.generate_batch([p, []], 1), "prompt"),
+        "a zero n-gram": (lambda: engine.speculative(p, 3, ngram=0), "ngram"),
+        "past the context": (lambda: engine.generate(p, 48), "context"),
+        "a recompute past the context": (lambda: engine.generate_recompute(p, 48), "context"),
+    }
+    for label, (call, named) in refusals.items():
         try:
             call()
             checks[f"refuses {label}"] = False
-        except ValueError:
-            checks[f"refuses {label}"] = True
+        except ValueError as error:
+            checks[f"refuses {label}"] = named in str(error)
         except Exception:  # noqa: BLE001 - another exception type breaks the documented contract
             checks[f"refuses {label}"] = False
     checks["after the refusals, equal to a fresh engine"] = same([engine.generate(p, 5)], [p])
