@@ -174,7 +174,20 @@ def test_a_refusal_that_raises_the_wrong_type_is_found(monkeypatch: pytest.Monke
 
     monkeypatch.setattr(Engine, "generate_batch", index_error)
     counts, failures = families.call_properties(SEED)
-    assert failures == ["calls: refuses zero steps: no"]
+    assert failures == ["calls: refuses zero steps: no", "calls: refuses zero steps in a batch: no"]
+
+
+def test_a_refusal_whose_message_names_nothing_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = Engine.generate_batch
+
+    def vague(self, prompts, steps):  # type: ignore[no-untyped-def]
+        if steps < 1:
+            raise ValueError("need at least one array to stack")  # what np.stack says once the check is gone
+        return original(self, prompts, steps)
+
+    monkeypatch.setattr(Engine, "generate_batch", vague)
+    counts, failures = families.call_properties(SEED)
+    assert failures == ["calls: refuses zero steps: no", "calls: refuses zero steps in a batch: no"]
 
 
 def test_an_all_zero_block_without_its_scale_guard_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
