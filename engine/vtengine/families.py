@@ -920,6 +920,73 @@ def quant_properties(seed: int) -> tuple[dict[str, int], Failures]:
     return counts, failures
 
 
+
+def spec_cache(policy: str, budget: int, accesses: list[tuple[str, int]]) -> tuple[int, int, int, int]:
+    """The documented dequant cache, written plainly (docs/ENVIRONMENT.md, VT_DEQUANT_CACHE_POLICY):
+    ``lru`` evicts the least recently used entries (a hit makes an entry the most recent) until the
+    new one fits; ``pin`` keeps entries in first-come order while they fit and never evicts; an entry
+    bigger than the budget is never stored. (hits, misses, evictions, resident bytes)."""
+    resident: list[tuple[str, int]] = []  # least recent first
+    hits = misses = evictions = 0
+    for key, size in accesses:
+        found = [i for i, (k, _) in enumerate(resident) if k == key]
+        if found:
+            hits += 1
+            if policy == "lru":
+                resident.append(resident.pop(found[0]))
+            continue
+        misses += 1
+        if size > budget:
+            continue
+        used = sum(n for _, n in resident)
+        if policy == "pin":
+            if used + size <= budget:
+                resident.append((key, size))
+            continue
+        while used + size > budget:
+            used -= resident.pop(0)[1]
+            evictions += 1
+        resident.append((key, size))
+    return hits, misses, evictions, sum(n for _, n in resident)
+
+
+def cache_properties(seed: int) -> tuple[dict[str, int], Failures]:
+    """The dequant cache against :func:`spec_cache` on seeded access sequences a decode loop never
+    makes: skewed re-use (a hot key among cold ones, where LRU and first-in-first-out differ), repeats,
+    entries of different sizes, one bigger than the budget, budgets from 0 up; and every access
+    returns the loaded values."""
+    from vtengine.dequant import DequantCache
+
+    rng = np.random.Generator(np.random.PCG64(seed))
+    counts = {"cache_sequences": 0, "cache_sequences_ok": 0}
+    failures: Failures = []
+    for i in range(24):
+        policy = ("lru", "pin")[i % 2]
+        keys = [f"w{k}" for k in range(int(rng.integers(2, 9)))]
+        sizes = {k: 4 * int(rng.integers(1, 9)) for k in keys}
+        budget = int(rng.choice([0, 8, 20, 40, 100]))
+        if i % 3 == 0:
+            sizes[keys[0]] = budget + 4  # never fits
+        hot = keys[-1]
+        order = [hot if rng.random() < 0.4 else str(rng.choice(keys)) for _ in range(int(rng.integers(5, 40)))]
+        cache = DequantCache(budget, policy)
+        same = True
+        for key in order:
+            value = np.full(sizes[key] // 4, float(keys.index(key)), np.float32)
+            got = cache.get(key, value.copy)
+            same = same and bool(np.array_equal(got, value))
+        c = cache.counters()
+        want = spec_cache(policy, budget, [(k, sizes[k]) for k in order])
+        counts["cache_sequences"] += 1
+        if (c.hits, c.misses, c.evictions, c.resident_bytes) == want and same:
+            counts["cache_sequences_ok"] += 1
+        else:
+            failures.append(f"cache {policy} budget {budget} order {order[:12]}...: (hits, misses, evictions, "
+                            f"resident) {(c.hits, c.misses, c.evictions, c.resident_bytes)}, documented {want}; "
+                            f"values as loaded: {same}")
+    return counts, failures
+
+
 # Each parameter of the public API -> the family or check here that gives it a documented effect.
 # A parameter added without an entry is a failure: what nobody checks is said, not skipped.
 PUBLIC_CALLS = ("vtengine.model:load_model", "vtengine.model:Model", "vtengine.engine:Engine",
@@ -1145,6 +1212,7 @@ def run(seed: int, checkpoints: int = 24, texts: int = 64, cli: bool = True) -> 
             ("provenance", lambda: provenance_properties(root)),
             ("calls", lambda: call_properties(seed)),
             ("quant", lambda: quant_properties(seed)),
+            ("cache", lambda: cache_properties(seed)),
             ("parameters", lambda: parameter_properties(root)),
             ("environment", environment_properties),
             ("long", lambda: long_properties(seed)),

@@ -285,3 +285,21 @@ def test_a_config_dict_that_drops_a_field_is_found(tmp_path: Path, monkeypatch: 
     monkeypatch.setattr(ModelConfig, "as_dict", lambda self: {k: v for k, v in original(self).items() if k != "seed"})
     counts, failures = families.checkpoint_roundtrips(SEED, 3, tmp_path)
     assert counts["config_dict_ok"] == 0 and len(failures) == 3
+
+
+def test_an_lru_whose_hits_do_not_refresh_recency_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vtengine.dequant import DequantCache
+
+    original = DequantCache.get
+
+    def fifo(self, key, load):  # type: ignore[no-untyped-def]
+        policy, self.policy = self.policy, "fifo" if self.policy == "lru" else self.policy
+        try:
+            return original(self, key, load)  # a hit no longer moves the entry to the end
+        finally:
+            self.policy = policy
+
+    monkeypatch.setattr(DequantCache, "get", fifo)
+    counts, failures = families.cache_properties(SEED)
+    assert 0 < counts["cache_sequences"] - counts["cache_sequences_ok"] <= 12  # lru sequences only
+    assert all(f.startswith("cache lru") for f in failures)
