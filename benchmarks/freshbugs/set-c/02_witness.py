@@ -1,0 +1,11 @@
+import os
+os.environ.setdefault('VT_CACHE_DIR','/work/freshbugs/cache')
+from vtengine.model import load_model
+from vtengine.engine import Engine
+from vtengine.knobs import Knobs
+m=load_model('vt-tiny')
+try:
+    s=Engine(m).speculative([5,6,7,5,6,7,5,6],6)
+    print(s.proposed,s.accepted)
+except Exception as e:
+    print('ERR', type(e).__name__, e)
