@@ -10,6 +10,7 @@ The `vtgate envdoc` command and the `envdoc` gate kind are thin wrappers over ``
 
 from __future__ import annotations
 
+import ast
 import difflib
 import re
 import time
@@ -96,6 +97,7 @@ def run_envdoc(root: Path, config: EnvdocConfig) -> EnvdocReport:
     reads = _resolve_refs(reads, files)
     reads = _resolve_go_refs(reads, scans, files)
     reads = _resolve_py_refs(reads, files)
+    reads = _resolve_py_members(reads, files)
     reads.sort(key=lambda read: (read.file, read.line))
     report = compare(scans, reads, docset.rows, config, doc_display)
     report.doc_warnings = list(docset.warnings)
@@ -462,4 +464,76 @@ def _resolve_py_refs(reads: list[EnvRead], files: list[tuple[Path, str]]) -> lis
             resolved.append(replace(read, ref="") if read.ref.startswith("py:") else read)
             continue
         resolved.extend(replace(read, name=value, prefix=value, ref="") for value in found)
+    return resolved
+
+
+_ENV_SHAPED = re.compile(r"[A-Z][A-Z0-9_]*\Z")
+
+
+def _is_test_file(shown: str) -> bool:
+    parts = shown.split("/")
+    return any(part in ("tests", "test") for part in parts[:-1]) or parts[-1].startswith("test_")
+
+
+def _resolve_py_members(reads: list[EnvRead], files: list[tuple[Path, str]]) -> list[EnvRead]:
+    """Python reads whose name is a class attribute (``ALL_OPS[op].BUILD_VAR``, ``self.BUILD_VAR``)
+    or a method's return (``get_accelerator().visible_devices_envs()[0]``) of classes of the tree:
+    every env-shaped string literal assigned to that attribute in a class body, or returned (alone
+    or in a list/tuple) by every ``return`` of a method of that name, is a candidate. Any other value
+    for it anywhere leaves the read dynamic; classes in test files count only for reads in that file."""
+    pending = {read.ref for read in reads if read.name is None and read.ref.startswith(("pyattr:", "pymeth:"))}
+    if not pending:
+        return [replace(read, ref="") if read.ref.startswith(("pyattr:", "pymeth:")) else read for read in reads]
+    words = {ref.split(":", 1)[1] for ref in pending}
+    found: dict[str, dict[str, list[str]]] = {}  # ref -> file -> values
+    poisoned: set[str] = set()
+    for path, shown in files:
+        if not shown.endswith(".py"):
+            continue
+        try:
+            text = decode_python(path.read_bytes())
+        except (OSError, UnicodeDecodeError, LookupError):
+            continue
+        if not any(word in text for word in words):
+            continue
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            for statement in node.body:
+                targets: list[ast.expr] = []
+                value: ast.expr | None = None
+                if isinstance(statement, ast.Assign):
+                    targets, value = list(statement.targets), statement.value
+                elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+                    targets, value = [statement.target], statement.value
+                for target in targets:
+                    if isinstance(target, ast.Name) and f"pyattr:{target.id}" in pending:
+                        ref = f"pyattr:{target.id}"
+                        if isinstance(value, ast.Constant) and isinstance(value.value, str) and _ENV_SHAPED.match(value.value):
+                            found.setdefault(ref, {}).setdefault(shown, []).append(value.value)
+                        elif not (isinstance(value, ast.Constant) and value.value is None):
+                            poisoned.add(ref)
+                if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and f"pymeth:{statement.name}" in pending:
+                    ref = f"pymeth:{statement.name}"
+                    for ret in (n for n in ast.walk(statement) if isinstance(n, ast.Return)):
+                        items = ret.value.elts if isinstance(ret.value, (ast.List, ast.Tuple)) else [ret.value]
+                        if items and all(isinstance(i, ast.Constant) and isinstance(i.value, str) and _ENV_SHAPED.match(i.value) for i in items):
+                            found.setdefault(ref, {}).setdefault(shown, []).extend(i.value for i in items)  # type: ignore[union-attr]
+                        else:
+                            poisoned.add(ref)
+    resolved: list[EnvRead] = []
+    for read in reads:
+        if not read.ref.startswith(("pyattr:", "pymeth:")):
+            resolved.append(read)
+            continue
+        by_file = found.get(read.ref, {}) if read.ref not in poisoned else {}
+        values = sorted({v for shown, vs in by_file.items() if not _is_test_file(shown) or shown == read.file for v in vs})
+        if read.name is not None or not values:
+            resolved.append(replace(read, ref=""))
+            continue
+        resolved.extend(replace(read, name=value, prefix=value, ref="") for value in values)
     return resolved

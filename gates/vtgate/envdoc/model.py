@@ -36,6 +36,7 @@ class Expr:
     source: str = ""
     choices: tuple[str, ...] = ()  # the value is one of these (a loop over literal names)
     suffix: str = ""  # literal text the value is known to end with, when not static
+    ref: str = ""  # Python: "pyattr:ATTR" / "pymeth:METHOD", a class attribute or method of the tree
 
     @property
     def is_static(self) -> bool:

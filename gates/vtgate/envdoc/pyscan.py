@@ -978,11 +978,12 @@ class _Scanner:
             attribute = self._class_attribute(node, depth)
             if attribute is not None:
                 return attribute
-            return Expr(static=None, source=_source(node))
+            return Expr(static=None, source=_source(node), ref=f"pyattr:{node.attr}")
         if isinstance(node, LoopValues):
             elements = self._loop_elements(node.iter)
             if elements is None:
-                return Expr(static=None, source=_source(node.iter))
+                inner = self._member_ref(node.iter, depth)
+                return Expr(static=None, source=_source(node.iter), ref=inner.ref if inner else "")
             values: list[str] = []
             for element in elements:
                 options = _options(self.resolve(element, depth + 1))
@@ -1042,7 +1043,39 @@ class _Scanner:
                 transform = _STR_TRANSFORMS[node.func.attr]
                 return _from_values(_source(node), [transform(value) for value in options])
             return Expr(static=None, source=_source(node))
+        member = self._member_ref(node, depth)
+        if member is not None:
+            return member
         return Expr(static=None, source=_source(node))
+
+    def _member_ref(self, node: ast.expr, depth: int) -> Expr | None:
+        """A name held by the classes of the tree, resolved once every file is known: a method call
+        ``get_accelerator().visible_devices_envs()`` (or an element of it, ``...()[0]``) is
+        "pymeth:visible_devices_envs"; a call of a module function whose single ``return`` is such
+        an expression (``def op_envvar(op): return ALL_OPS[op].BUILD_VAR``) takes that one's."""
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int):
+            inner = self._member_ref(node.value, depth)
+            return inner if inner is not None and inner.ref.startswith("pymeth:") else None
+        if not isinstance(node, ast.Call) or node.keywords:
+            return None
+        if isinstance(node.func, ast.Attribute) and not node.args and node.func.attr not in _STR_TRANSFORMS:
+            return Expr(static=None, source=_source(node), ref=f"pymeth:{node.func.attr}")
+        if isinstance(node.func, ast.Name) and not self._locally_bound(node.func.id) and depth < _MAX_DEPTH:
+            functions = [
+                item for item in self.tree.body
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == node.func.id
+            ]
+            if len(functions) != 1:
+                return None
+            returns = [n for n in ast.walk(functions[0]) if isinstance(n, ast.Return)]
+            if len(returns) != 1 or returns[0].value is None:
+                return None
+            value = returns[0].value
+            if isinstance(value, ast.Attribute) and self._class_attribute(value, depth) is None:
+                return Expr(static=None, source=_source(node), ref=f"pyattr:{value.attr}")
+            inner = self._member_ref(value, depth + 1)
+            return inner if inner is not None and inner.ref else None
+        return None
 
     def _loop_elements(self, node: ast.expr) -> list[ast.expr] | None:
         """What ``for x in node`` binds x to, when static: a literal tuple/list/set's elements, a
@@ -1089,13 +1122,13 @@ class _Scanner:
                         values = [max(holding, key=lambda v: getattr(v.loop, "lineno", 0))]
                 if len(values) == 1 and values[0] is not None and node.id not in scope.bound:
                     resolved = self.resolve(values[0], depth + 1)
-                    return Expr(resolved.static, resolved.prefix, resolved.is_none, node.id, resolved.choices, resolved.suffix)
+                    return replace(resolved, source=node.id)
                 return Expr(static=None, source=node.id)
         self._module_bindings()
         values = self.module_assigned.get(node.id, [])
         if len(values) == 1 and values[0] is not None and node.id not in self.module_bound:
             resolved = self.resolve(values[0], depth + 1)
-            return Expr(resolved.static, resolved.prefix, resolved.is_none, node.id, resolved.choices, resolved.suffix)
+            return replace(resolved, source=node.id)
         return Expr(static=None, source=node.id)
 
     def _resolve_fstring(self, node: ast.JoinedStr, depth: int) -> Expr:
@@ -1350,6 +1383,7 @@ def make_read(name: Expr, default: Expr | None, relpath: str, line: int, form: s
         form=form,
         default_kind=kind,
         default=text,
+        ref=name.ref if name.static is None and not name.choices else "",
     )
 
 
