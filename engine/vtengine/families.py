@@ -62,7 +62,7 @@ from vtengine.checkpoint import (
 )
 from vtengine.config import ModelConfig
 from vtengine.engine import Engine
-from vtengine.knobs import KnobError, Knobs, child_env, scoped_env
+from vtengine.knobs import KnobError, Knobs, child_env, environment, restore_environment, scoped_env, unset
 from vtengine.model import Model, QuantizedWeight, generate_tensors, load_model
 
 Failures = list[str]
@@ -448,14 +448,11 @@ ALL_KNOBS = (*FLAGS, *INTEGERS, *CHOICES, "VT_CACHE_DIR")
 def _resolve(values: dict[str, str]) -> Knobs | KnobError:
     """Knobs.from_env with exactly ``values`` set among the VT_* knobs (the others unset); an error
     other than KnobError comes back as a KnobError that names no knob (so the case fails)."""
-    saved = {name: os.environ.pop(name) for name in ALL_KNOBS if name in os.environ}
     try:
-        with scoped_env(values):
+        with unset(ALL_KNOBS), scoped_env(values):
             return Knobs.from_env()
     except Exception as error:  # noqa: BLE001 - a parser raising anything but KnobError is a finding
         return error if isinstance(error, KnobError) else KnobError(f"not a KnobError: {error!r}")
-    finally:
-        os.environ.update(saved)
 
 
 def knob_properties(seed: int) -> tuple[dict[str, int], Failures]:
@@ -560,8 +557,7 @@ def profile_properties(seed: int) -> tuple[dict[str, int], Failures]:
 
 
 def _cli(args: list[str], env: dict[str, str] | None = None) -> tuple[int, str, str]:
-    full = {**os.environ, **(env or {})}  # the run's knobs apply to the CLI as to the probes
-    full["CI"] = "true"
+    full = child_env({**(env or {}), "CI": "true"})  # the run's knobs apply to the CLI as to the probes
     # The CLI under test is this vtengine (a mutant copy's, a worktree's), never another on the path.
     here = str(Path(__file__).resolve().parents[1])
     full["PYTHONPATH"] = os.pathsep.join(p for p in (here, full.get("PYTHONPATH", "")) if p)
@@ -576,7 +572,7 @@ def _signalled(sig: int) -> tuple[int | None, str]:
     import signal as signals
     import time
 
-    full = {**os.environ, "CI": "true"}
+    full = child_env({"CI": "true"})
     here = str(Path(__file__).resolve().parents[1])
     full["PYTHONPATH"] = os.pathsep.join(p for p in (here, full.get("PYTHONPATH", "")) if p)
     child = subprocess.Popen([sys.executable, "-m", "vtengine", "bench", "--tokens", "100000", "--runs", "1"],
@@ -604,8 +600,10 @@ def _signalled(sig: int) -> tuple[int | None, str]:
         return None, "still running 60 s after the signal"
 
 
-def cli_properties(root: Path) -> tuple[dict[str, int], Failures]:
-    """Each case: (label, args, env, exit code docs/contracts.md gives it, text stderr must hold)."""
+def cli_properties(root: Path, observe: dict[str, Callable[..., Any]]) -> tuple[dict[str, int], Failures]:
+    """``observe``: the in-process calls the CLI's JSON is compared with (``generate``,
+    ``teacher_forced`` of vtengine.probes, which imports this module, so it passes them in).
+    Each case: (label, args, env, exit code docs/contracts.md gives it, text stderr must hold)."""
     good = root / "cli-export"
     broken = root / "cli-broken"
     config = ModelConfig(name="cli", vocab_size=300, d_model=8, n_layers=1, n_heads=2, n_kv_heads=1, d_ff=6,
@@ -643,7 +641,6 @@ def cli_properties(root: Path) -> tuple[dict[str, int], Failures]:
             failures.append(f"cli {label}: exit {rc} (documented {code}), stderr must name {named!r}: {tail}")
     # The exported checkpoint decodes the embedded model's tokens; the CLI's JSON is the observation
     # the same call makes in this process (meta aside), and its summary line counts what the JSON holds.
-    from vtengine import probes
     from vtengine.arms import ARMS, select_arms
 
     ref_text = " sat on the mat"
@@ -668,11 +665,11 @@ def cli_properties(root: Path) -> tuple[dict[str, int], Failures]:
         "export decodes the embedded model's tokens": tiny is not None and exported is not None
         and tiny["tokens"] == exported["tokens"] and len(tiny["tokens"]) == 6,
         "generate --json is the in-process observation": bare(tiny) == bare(json.loads(json.dumps(
-            probes.generate("bench", 6)))),
+            observe["generate"]("bench", 6)))),
         "generate prints the prompt and the decoded text": tiny is not None
         and "bench" + tiny["text"] in outputs[0][2],
         "score --json is the in-process observation": bare(scored) == bare(json.loads(json.dumps(
-            probes.teacher_forced("the cat", ref_text)))),
+            observe["teacher_forced"]("the cat", ref_text)))),
     }
     if scored is not None:
         ids = tokenizer.encode("the cat") + tokenizer.encode(ref_text, bos=False)
@@ -1106,33 +1103,28 @@ def environment_properties() -> tuple[dict[str, int], Failures]:
     with the values over it, leaving this process's environment alone; resolving knobs reads the
     environment without changing it."""
     probe = "VT_PROFILE"
-    before = dict(os.environ)
+    before = environment()
     checks: dict[str, bool] = {}
-    saved = os.environ.pop(probe, None)
-    try:
+    with unset([probe, "VT_CPU_THREADS"]):
         with scoped_env({probe: "1", "VT_CPU_THREADS": "2"}):
             inside = Knobs.from_env()
         checks["scoped_env: set inside"] = inside.profile and inside.cpu_threads == 2
-        checks["scoped_env: an unset name is unset after"] = probe not in os.environ
-        os.environ[probe] = "0"
-        try:
-            with scoped_env({probe: "1"}):
-                raise KeyError("inside")
-        except KeyError:
-            pass
-        checks["scoped_env: a set name is restored after an error"] = os.environ.get(probe) == "0"
-        del os.environ[probe]
+        checks["scoped_env: an unset name is unset after"] = (
+            probe not in environment() and "VT_CPU_THREADS" not in environment())
+        with scoped_env({probe: "0"}):
+            try:
+                with scoped_env({probe: "1"}):
+                    raise KeyError("inside")
+            except KeyError:
+                pass
+            checks["scoped_env: a set name is restored after an error"] = environment().get(probe) == "0"
         copy = child_env({probe: "1"})
         checks["child_env: a copy with the values, this process untouched"] = (
-            copy.get(probe) == "1" and probe not in os.environ and copy.get("PATH") == os.environ.get("PATH"))
-        snapshot = dict(os.environ)
+            copy.get(probe) == "1" and probe not in environment() and copy.get("PATH") == environment().get("PATH"))
+        snapshot = environment()
         Knobs.from_env()
-        checks["knobs: resolving leaves the environment alone"] = dict(os.environ) == snapshot
-    finally:
-        os.environ.pop(probe, None)
-        if saved is not None:
-            os.environ[probe] = saved
-    checks["as before the family"] = dict(os.environ) == before
+        checks["knobs: resolving leaves the environment alone"] = environment() == snapshot
+    checks["as before the family"] = environment() == before
     counts = {"environment_checks": len(checks), "environment_ok": sum(checks.values())}
     return counts, [f"environment: {label}: no" for label, ok in checks.items() if not ok]
 
@@ -1196,7 +1188,8 @@ def long_properties(seed: int) -> tuple[dict[str, int], Failures]:
 # --------------------------------------------------------------------------------------------------
 
 
-def run(seed: int, checkpoints: int = 24, texts: int = 64, cli: bool = True) -> dict[str, Any]:
+def run(seed: int, checkpoints: int = 24, texts: int = 64, cli: bool = True,
+        observe: dict[str, Callable[..., Any]] | None = None) -> dict[str, Any]:
     """Every family; counters (verdict counts) and a line per failure in ``cases``."""
     counters: dict[str, int] = {}
     failures: Failures = []
@@ -1218,19 +1211,22 @@ def run(seed: int, checkpoints: int = 24, texts: int = 64, cli: bool = True) -> 
             ("long", lambda: long_properties(seed)),
         ]
         if cli:
-            families.append(("cli", lambda: cli_properties(root)))
+            if observe is None:
+                raise ValueError("the cli family needs observe: the probes' generate and teacher_forced")
+            cli_observe = observe
+            families.append(("cli", lambda: cli_properties(root, cli_observe)))
         leaks = 0
         for name, family in families:
-            before = dict(os.environ)
+            before = environment()
             part, failed = family()
             counters.update(part)
             failures += failed
-            if dict(os.environ) != before:  # any engine call that changes the process environment
+            after = environment()
+            if after != before:  # any engine call that changes the process environment
                 leaks += 1
-                changed = sorted(set(before.items()) ^ set(os.environ.items()))
+                changed = sorted(set(before.items()) ^ set(after.items()))
                 failures.append(f"environment: the {name} family left it changed: {changed[:4]}")
-                os.environ.clear()
-                os.environ.update(before)
+                restore_environment(before)
         counters["environment_leaks"] = leaks
     counters["failures"] = len(failures)
     return {"counters": counters, "cases": {f"failure {i}": f for i, f in enumerate(failures)},

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +66,33 @@ def scoped_env(values: Mapping[str, str]) -> Iterator[None]:
                 os.environ[name] = saved[name]
             else:
                 del os.environ[name]
+
+
+def environment() -> dict[str, str]:
+    """A copy of this process's environment (to compare before and after)."""
+    return dict(os.environ)
+
+
+def restore_environment(saved: Mapping[str, str]) -> None:
+    """Make this process's environment exactly ``saved`` again."""
+    os.environ.clear()
+    os.environ.update(saved)
+
+
+@contextmanager
+def unset(names: Iterable[str]) -> Iterator[None]:
+    """``names`` unset for the ``with`` block; afterwards each is as it was before (set to its old
+    value, or unset), whatever the block did to it."""
+    names = list(names)
+    saved = {name: os.environ.pop(name) for name in names if name in os.environ}
+    try:
+        yield
+    finally:
+        for name in names:
+            if name in saved:
+                os.environ[name] = saved[name]
+            else:
+                os.environ.pop(name, None)
 
 
 def child_env(values: Mapping[str, str]) -> dict[str, str]:

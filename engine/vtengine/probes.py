@@ -726,4 +726,5 @@ def families(seed: int = 20261202, checkpoints: int = 24, texts: int = 64) -> Ob
     context, each against its documented spec. Counters only (verdict counts)."""
     from vtengine import families as fam
 
-    return {**fam.run(int(seed), int(checkpoints), int(texts)), "meta": meta("vt-tiny", Knobs.from_env())}
+    observe: dict[str, Any] = {"generate": generate, "teacher_forced": teacher_forced}
+    return {**fam.run(int(seed), int(checkpoints), int(texts), observe=observe), "meta": meta("vt-tiny", Knobs.from_env())}
