@@ -61,11 +61,16 @@ def scoped_env(values: Mapping[str, str]) -> Iterator[None]:
     try:
         yield
     finally:
-        for name in values:
-            if name in saved:
-                os.environ[name] = saved[name]
-            else:
-                del os.environ[name]
+        _put_back(values, saved)
+
+
+def _put_back(names: Iterable[str], saved: Mapping[str, str]) -> None:
+    """Each of ``names`` set to its ``saved`` value, or unset when it has none."""
+    for name in names:
+        if name in saved:
+            os.environ[name] = saved[name]
+        else:
+            os.environ.pop(name, None)
 
 
 def environment() -> dict[str, str]:
@@ -88,11 +93,7 @@ def unset(names: Iterable[str]) -> Iterator[None]:
     try:
         yield
     finally:
-        for name in names:
-            if name in saved:
-                os.environ[name] = saved[name]
-            else:
-                os.environ.pop(name, None)
+        _put_back(names, saved)
 
 
 def child_env(values: Mapping[str, str]) -> dict[str, str]:
