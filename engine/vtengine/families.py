@@ -556,13 +556,19 @@ def profile_properties(seed: int) -> tuple[dict[str, int], Failures]:
 # -- cli -------------------------------------------------------------------------------------------
 
 
-def _cli(args: list[str], env: dict[str, str] | None = None) -> tuple[int, str, str]:
-    full = child_env({**(env or {}), "CI": "true"})  # the run's knobs apply to the CLI as to the probes
-    # The CLI under test is this vtengine (a mutant copy's, a worktree's), never another on the path.
+def _cli_env(env: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a ``vtengine`` subprocess: the run's knobs apply to the CLI as to the
+    probes, and the CLI under test is this vtengine (a mutant copy's, a worktree's), first on
+    PYTHONPATH, never another one installed on the path."""
+    full = child_env({**(env or {}), "CI": "true"})
     here = str(Path(__file__).resolve().parents[1])
     full["PYTHONPATH"] = os.pathsep.join(p for p in (here, full.get("PYTHONPATH", "")) if p)
+    return full
+
+
+def _cli(args: list[str], env: dict[str, str] | None = None) -> tuple[int, str, str]:
     done = subprocess.run([sys.executable, "-m", "vtengine", *args], capture_output=True, text=True,
-                          env=full, timeout=300, check=False)
+                          env=_cli_env(env), timeout=300, check=False)
     return done.returncode, done.stdout, done.stderr
 
 
@@ -572,11 +578,8 @@ def _signalled(sig: int) -> tuple[int | None, str]:
     import signal as signals
     import time
 
-    full = child_env({"CI": "true"})
-    here = str(Path(__file__).resolve().parents[1])
-    full["PYTHONPATH"] = os.pathsep.join(p for p in (here, full.get("PYTHONPATH", "")) if p)
     child = subprocess.Popen([sys.executable, "-m", "vtengine", "bench", "--tokens", "100000", "--runs", "1"],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=full)
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=_cli_env())
     maps = Path(f"/proc/{child.pid}/maps")
     deadline = time.monotonic() + 120
     try:
@@ -846,9 +849,6 @@ def call_properties(seed: int) -> tuple[dict[str, int], Failures]:
 
 
 # -- quantization edges, parameters, environment ---------------------------------------------------
-
-FP8_MAX = 448.0
-
 
 def _structured_matrix(rng: np.random.Generator, kind: str) -> np.ndarray:
     rows, cols = int(rng.choice([1, 5, 128, 130, 257])), int(rng.choice([1, 3, 128, 129, 200]))
