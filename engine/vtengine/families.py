@@ -1188,9 +1188,22 @@ def long_properties(seed: int) -> tuple[dict[str, int], Failures]:
 # --------------------------------------------------------------------------------------------------
 
 
+FAMILIES = ("checkpoint", "refusals", "tokenizer", "knobs", "profile", "arms", "provenance", "calls", "quant",
+            "cache", "parameters", "environment", "long", "cli")
+
+
 def run(seed: int, checkpoints: int = 24, texts: int = 64, cli: bool = True,
-        observe: dict[str, Callable[..., Any]] | None = None) -> dict[str, Any]:
-    """Every family; counters (verdict counts) and a line per failure in ``cases``."""
+        observe: dict[str, Callable[..., Any]] | None = None, only: list[str] | None = None) -> dict[str, Any]:
+    """The families named in ``only`` (every one when None; ``cli=False`` drops the CLI's); counters
+    (verdict counts) and a line per failure in ``cases``. A gate per slow family (long, cli) lets a
+    code mutant run only the families whose code it reaches."""
+    chosen = list(FAMILIES) if only is None else list(only)
+    unknown = sorted(set(chosen) - set(FAMILIES))
+    if unknown or not chosen:
+        raise ValueError(f"families: unknown family {unknown} (known: {', '.join(FAMILIES)})" if unknown
+                         else "families: only names no family; name at least one")
+    if not cli and "cli" in chosen:
+        chosen.remove("cli")
     counters: dict[str, int] = {}
     failures: Failures = []
     with tempfile.TemporaryDirectory(prefix="vtengine-families-") as folder:
@@ -1210,7 +1223,8 @@ def run(seed: int, checkpoints: int = 24, texts: int = 64, cli: bool = True,
             ("environment", environment_properties),
             ("long", lambda: long_properties(seed)),
         ]
-        if cli:
+        families = [(name, family) for name, family in families if name in chosen]
+        if "cli" in chosen:
             if observe is None:
                 raise ValueError("the cli family needs observe: the probes' generate and teacher_forced")
             cli_observe = observe
@@ -1230,4 +1244,4 @@ def run(seed: int, checkpoints: int = 24, texts: int = 64, cli: bool = True,
         counters["environment_leaks"] = leaks
     counters["failures"] = len(failures)
     return {"counters": counters, "cases": {f"failure {i}": f for i, f in enumerate(failures)},
-            "provenance": {"seed": seed, "checkpoints": checkpoints, "texts": texts}}
+            "provenance": {"seed": seed, "checkpoints": checkpoints, "texts": texts, "families": chosen}}

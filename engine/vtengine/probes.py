@@ -720,11 +720,13 @@ def engine_contracts(model: str = "vt-tiny", context: int = 64) -> Observation:
     }
 
 
-def families(seed: int = 20261202, checkpoints: int = 24, texts: int = 64) -> Observation:
+def families(seed: int = 20261202, checkpoints: int = 24, texts: int = 64, only: list[str] | None = None) -> Observation:
     """The families around the kernels (:mod:`vtengine.families`): checkpoint round trips and
     refusals, the tokenizer, knob parsing, the stage profiler, the CLI's exit codes and a long
-    context, each against its documented spec. Counters only (verdict counts)."""
+    context, each against its documented spec. Counters only (verdict counts). ``only``: the
+    families to run (default every one)."""
     from vtengine import families as fam
 
     observe: dict[str, Any] = {"generate": generate, "teacher_forced": teacher_forced}
-    return {**fam.run(int(seed), int(checkpoints), int(texts), observe=observe), "meta": meta("vt-tiny", Knobs.from_env())}
+    return {**fam.run(int(seed), int(checkpoints), int(texts), observe=observe,
+                                      only=None if only is None else [str(name) for name in only]), "meta": meta("vt-tiny", Knobs.from_env())}

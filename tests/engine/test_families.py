@@ -305,3 +305,19 @@ def test_an_lru_whose_hits_do_not_refresh_recency_is_found(monkeypatch: pytest.M
     counts, failures = families.cache_properties(SEED)
     assert 0 < counts["cache_sequences"] - counts["cache_sequences_ok"] <= 12  # lru sequences only
     assert all(f.startswith("cache lru") for f in failures)
+
+
+def test_only_runs_the_named_families_and_refuses_an_unknown_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    def must_not_run(*args: object) -> tuple[dict[str, int], list[str]]:
+        raise AssertionError("a family outside only ran")
+
+    monkeypatch.setattr(families, "long_properties", must_not_run)
+    monkeypatch.setattr(families, "checkpoint_roundtrips", must_not_run)
+    result = families.run(SEED, checkpoints=2, texts=2, only=["arms", "knobs"])
+    assert result["provenance"]["families"] == ["arms", "knobs"]
+    assert result["counters"]["arm_rows_ok"] == 32 and "knob_cases_ok" in result["counters"]
+    assert "checkpoint_logits_ok" not in result["counters"]
+    with pytest.raises(ValueError, match=r"unknown family \['lnog'\].*long"):
+        families.run(SEED, only=["lnog"])
+    with pytest.raises(ValueError, match="names no family"):
+        families.run(SEED, only=[])
