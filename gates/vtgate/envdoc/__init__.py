@@ -467,7 +467,9 @@ def _resolve_py_refs(reads: list[EnvRead], files: list[tuple[Path, str]]) -> lis
     return resolved
 
 
-_ENV_SHAPED = re.compile(r"[A-Z][A-Z0-9_]*\Z")
+# An env-shaped value: upper case (``DS_BUILD_CPU_ADAM``), or an upper-case word and ``_`` then any
+# identifier characters (``DS_BUILD_FlashAttention``, one of DeepSpeed's op builders).
+_ENV_SHAPED = re.compile(r"[A-Z][A-Z0-9_]*\Z|[A-Z][A-Z0-9]*_[A-Za-z0-9_]+\Z")
 
 
 def _is_test_file(shown: str) -> bool:

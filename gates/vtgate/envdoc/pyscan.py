@@ -301,6 +301,7 @@ class _Scanner:
         self.helpers: list[_Helper] = []  # functions whose read name is built from a parameter
         self.class_nodes: list[ast.ClassDef] = []
         self.full_source = ""  # the whole file's text (blocks may have been blanked in self.tree)
+        self._whole: ast.Module | None = None
 
     # -- setup -------------------------------------------------------------------------------
     def run(self, text: str, words: Sequence[str]) -> None:
@@ -465,7 +466,8 @@ class _Scanner:
             owner = self.class_nodes[-1]
         elif not self._locally_bound(node.value.id):
             owner = next(
-                (item for item in self.tree.body if isinstance(item, ast.ClassDef) and item.name == node.value.id), None
+                (item for item in self._whole_tree().body if isinstance(item, ast.ClassDef) and item.name == node.value.id),
+                None,
             )
         if owner is None:
             return None
@@ -828,18 +830,26 @@ class _Scanner:
 
         return Inline().visit(_copy(node))
 
+    def _whole_tree(self) -> ast.Module:
+        """The whole file's tree: ``self.tree`` may have blocks blanked (a large file's top-level
+        ``def``/``class`` blocks that mention no read word), and those can still hold what a read's
+        name comes from (``def op_envvar(op): return ALL_OPS[op].BUILD_VAR``, a class of constants)."""
+        if self._whole is None:
+            self._whole = self.tree
+            if self.full_source:
+                try:
+                    self._whole = ast.parse(self.full_source)
+                except (SyntaxError, ValueError, RecursionError, MemoryError):
+                    self._whole = self.tree
+        return self._whole
+
     def _resolve_helpers(self) -> None:
         """Calls of a helper (``_load_cuda_library_from_system("cudnn")``, a nested ``getenv("X")``)
         whose argument at the parameter's position is static: the name is the helper's expression
         with that value. A helper that passes its own parameter on (``_load_cuda_library(lib_name)``)
         becomes a helper too. Only plain calls (``helper(...)``) of functions, and ``self.helper(...)``
         of methods, are matched."""
-        tree = self.tree
-        if self.full_source:
-            try:  # blanked blocks may hold the calls: read the whole file once
-                tree = ast.parse(self.full_source)
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                tree = self.tree
+        tree = self._whole_tree()  # blanked blocks may hold the calls
         calls: list[tuple[ast.Call, str, bool, ast.FunctionDef | ast.AsyncFunctionDef | None]] = []
         for function, call in _calls_with_function(tree):
             func = call.func
@@ -1062,7 +1072,7 @@ class _Scanner:
             return Expr(static=None, source=_source(node), ref=f"pymeth:{node.func.attr}")
         if isinstance(node.func, ast.Name) and not self._locally_bound(node.func.id) and depth < _MAX_DEPTH:
             functions = [
-                item for item in self.tree.body
+                item for item in self._whole_tree().body
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == node.func.id
             ]
             if len(functions) != 1:
