@@ -14,18 +14,26 @@ import ast
 import difflib
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from vtgate.envdoc.config import DEFAULT_DOC, AllowEntry, EnvdocConfig
 from vtgate.envdoc.cscan import C_SUFFIXES, constants_across_files, helper_calls_across
+from vtgate.envdoc.deps import covered, declared, manifest_kind, reads_in
 from vtgate.envdoc.doctable import DocRow, parse_doc, parse_docs
 from vtgate.envdoc.model import EnvdocError, EnvdocNothingToCheck, EnvRead, FileScan, WrapperSpec
 from vtgate.envdoc.pyhelpers import helper_reads
 from vtgate.envdoc.pyscan import decode_python, module_constants, module_parts
-from vtgate.envdoc.report import EnvdocReport, Finding, compare
-from vtgate.envdoc.scan import discover, display_path, resolve_wrapper_calls, scan_all
+from vtgate.envdoc.report import STALE_HINT, EnvdocReport, Finding, compare
+from vtgate.envdoc.scan import (
+    discover,
+    display_path,
+    resolve_wrapper_calls,
+    scan_all,
+    scan_file,
+    scanned_suffixes,
+)
 from vtgate.envdoc.tsscan import available as tree_sitter_available
 from vtgate.envdoc.tsscan import go_constants, rust_constants
 
@@ -66,6 +74,12 @@ def run_envdoc(root: Path, config: EnvdocConfig) -> EnvdocReport:
         path = _under(root, file_part)
         registries.append((path, display_path(path, root), dict_name))
     docset = parse_docs(docs, registries)
+    for folder in config.deps:
+        if not _under(root, folder).is_dir():
+            raise EnvdocError(
+                f"--deps {folder}: no such folder (key deps, relative to {root}); give the folder that holds the "
+                f"dependencies' sources (a Cargo registry, a site-packages, a Go module cache)"
+            )
     doc_display = ", ".join(docset.files)
     others: dict[str, list[tuple[Path, str, str]]] = {}
     files = discover(root, config.sources, config.include, config.exclude, others)
@@ -116,6 +130,7 @@ def run_envdoc(root: Path, config: EnvdocConfig) -> EnvdocReport:
         )
     _explain_stale_literals(report, files)
     _explain_stale_elsewhere(report, [*others.get("language", []), *others.get("build", [])])
+    _explain_stale_dependencies(report, [_under(root, folder) for folder in config.deps], _manifests(root, others))
     report.seconds = time.perf_counter() - started
     return report
 
@@ -539,3 +554,105 @@ def _resolve_py_members(reads: list[EnvRead], files: list[tuple[Path, str]]) -> 
             continue
         resolved.extend(replace(read, name=value, prefix=value, ref="") for value in values)
     return resolved
+
+
+DEPENDENCY_PLACES = "~/.cargo/registry/src, .venv/lib/python3.X/site-packages, $(go env GOMODCACHE), node_modules"
+
+
+def _manifests(root: Path, others: dict[str, list[tuple[Path, str, str]]]) -> list[tuple[Path, str, str]]:
+    """The manifests below the sources, and the root's own (sources = ["src"] leaves the project's
+    pyproject.toml above them, and it declares the dependencies the sources import)."""
+    found = list(others.get("manifest", []))
+    seen = {path.resolve() for path, _, _ in found}
+    try:
+        entries = sorted(root.iterdir())
+    except OSError:
+        entries = []
+    for path in entries:
+        kind = manifest_kind(path.name)
+        if kind is not None and path.is_file() and path.resolve() not in seen:
+            found.append((path, display_path(path, root), kind))
+    return found
+
+
+def _scan_dependency_file(path: Path, shown: str, words: Sequence[str]) -> FileScan:
+    """A dependency's file, by the tree's scanners; the user's --wrapper specs name the tree's helpers,
+    not a dependency's."""
+    return scan_file(path, shown, (), words)
+
+
+def _explain_stale_dependencies(report: EnvdocReport, folders: list[Path], manifests: list[tuple[Path, str, str]]) -> None:
+    """A stale entry may be read by a library the tree depends on, not by the tree (``RUST_LOG`` by
+    tracing-subscriber, ``HF_HOME`` by huggingface_hub). With ``--deps DIR`` the stale names are looked
+    for in those folders with the tree's scanners: a name one of them reads is no longer stale (it is
+    listed in ``read_by_dependency``); a name they only mention keeps its row, with where. Without
+    ``--deps``, a tree whose manifests declare dependencies never hears "delete the row": the message
+    says how many declared dependencies were not scanned and how to scan them."""
+    stale = [f.name for f in report.findings if f.kind == "stale" and "*" not in f.name]
+    found = declared(manifests)
+    names = sorted({name for item in found for name in item.names})
+    count = len(names)
+    report.dependencies = {
+        "declared": count,
+        "manifests": [item.manifest for item in found],
+        "scanned": [str(folder) for folder in folders],
+    }
+    if not stale:
+        return
+    scan = reads_in(folders, stale, _scan_dependency_file, scanned_suffixes()) if folders else None
+    missing: list[str] = []
+    if scan is not None:
+        offered, missing = covered(folders, names)
+        report.dependencies.update(files=scan.files, parsed=scan.parsed, found=len(offered), missing=missing)
+    updated: list[Finding] = []
+    for finding in report.findings:
+        if finding.kind != "stale" or finding.name not in stale:
+            updated.append(finding)
+            continue
+        if scan is not None and finding.name in scan.read:
+            file, line = scan.read[finding.name]
+            report.read_by_dependency.append({"name": finding.name, "doc": finding.file, "doc_line": finding.line,
+                                              "file": file, "line": line})
+            continue
+        if finding.hint != STALE_HINT:  # an earlier step says where the name appears: that message stays
+            updated.append(finding)
+            continue
+        if scan is not None and finding.name in scan.mentioned:
+            file, line = scan.mentioned[finding.name]
+            updated.append(replace(
+                finding,
+                message=f"{finding.name} is documented here but not read by scanned code; a dependency mentions it at "
+                f"{file}:{line}, in a form envdoc does not recognise as a read: keep the row if that code reads it",
+                hint=f"not read by scanned code; a dependency names it at {file}:{line}",
+            ))
+            continue
+        if scan is not None and not missing:
+            updated.append(replace(
+                finding,
+                message=f"{finding.message} (dependencies scanned: {', '.join(str(f) for f in folders)}"
+                + (f", a folder for each of the {count} declared" if count else "") + "; none reads it)",
+            ))
+            continue
+        if scan is not None:
+            shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+            updated.append(replace(
+                finding,
+                message=f"{finding.name} is documented here but not read by scanned code, nor by the dependencies "
+                f"scanned ({', '.join(str(f) for f in folders)}); {len(missing)} of {count} declared dependencies "
+                f"have no folder there ({shown}): keep the row if one of them reads it, or add their folder with --deps",
+                hint=f"not read by scanned code or scanned dependencies; {len(missing)} dependencies not scanned",
+            ))
+            continue
+        if count:
+            where = ", ".join(item.manifest for item in found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
+            updated.append(replace(
+                finding,
+                message=f"{finding.name} is documented here but not read by scanned code; {count} declared "
+                f"dependencies ({where}) were not scanned: keep the row if one of them reads it, or scan them with "
+                f"--deps DIR ({DEPENDENCY_PLACES})",
+                hint="not read by scanned code; dependencies not scanned",
+            ))
+            continue
+        updated.append(finding)
+    report.findings[:] = updated
+

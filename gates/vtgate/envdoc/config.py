@@ -18,7 +18,7 @@ else:  # pragma: no cover - Python 3.10
 
 DEFAULT_DOC = "docs/ENVIRONMENT.md"
 DEFAULT_PREFIX = "VT_"
-KEYS = ("sources", "doc", "doc_registry", "prefix", "include", "exclude", "wrappers", "allowlist")
+KEYS = ("sources", "doc", "doc_registry", "prefix", "include", "exclude", "wrappers", "allowlist", "deps")
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,7 @@ class EnvdocConfig:
     exclude: tuple[str, ...] = ()
     wrappers: tuple[WrapperSpec, ...] = ()
     allowlist: tuple[AllowEntry, ...] = ()
+    deps: tuple[str, ...] = ()  # folders of dependency sources, searched only for stale names
     source: str = "defaults"
     jobs: int | None = field(default=None, compare=False)  # worker processes; None: decide by size
 
@@ -125,7 +126,7 @@ class EnvdocConfig:
                 values["prefixes"] = tuple(raw)
             else:
                 raise EnvdocError(f'{origin}: prefix must be a string or a list of strings (["A_", "B_"]), got {raw!r}')
-        for key in ("include", "exclude"):
+        for key in ("include", "exclude", "deps"):
             if key in table:
                 values[key] = _strings(table[key], key, origin, allow_str=True)
         if "wrappers" in table:

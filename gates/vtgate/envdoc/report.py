@@ -14,6 +14,7 @@ from vtgate.envdoc.doctable import DocRow, values_equal
 from vtgate.envdoc.model import LITERAL_DEFAULT, NONLITERAL_DEFAULT, EnvRead, FileScan
 
 SCHEMA = 1
+STALE_HINT = "read nowhere: delete the row"  # the hint of a stale row nothing explains yet
 KIND_ORDER = ("incomplete", "undocumented", "stale", "default_mismatch", "dynamic", "allowlist")
 
 
@@ -54,6 +55,8 @@ class EnvdocReport:
     unmatched_wrappers: list[dict[str, Any]] = field(default_factory=list)  # wrappers that read nothing
     stale_elsewhere: list[dict[str, Any]] = field(default_factory=list)  # stale names seen in unscanned files
     from_prose: list[dict[str, Any]] = field(default_factory=list)  # reads documented only by a prose mention
+    read_by_dependency: list[dict[str, Any]] = field(default_factory=list)  # rows no scanned source reads but a --deps one does
+    dependencies: dict[str, Any] = field(default_factory=dict)  # declared (count), manifests, scanned folders
     files_scanned: int = 0
     files_parsed: int = 0
     seconds: float = 0.0
@@ -128,6 +131,8 @@ class EnvdocReport:
             "unmatched_wrappers": self.unmatched_wrappers,
             "stale_elsewhere": self.stale_elsewhere,
             "from_prose": self.from_prose,
+            "read_by_dependency": self.read_by_dependency,
+            "dependencies": self.dependencies,
             "seconds": round(self.seconds, 3),
         }
 
@@ -271,7 +276,7 @@ def compare(
                 f"{row.name} is documented here but no scanned source reads {what}: delete the row, or add the "
                 f"folder that reads it to the sources"
                 + ("; NOTE the run is incomplete: a skipped file may read it" if report.incomplete else ""),
-                "read nowhere: delete the row",
+                STALE_HINT,
             )
         )
 

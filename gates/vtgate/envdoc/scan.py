@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from vtgate.envdoc.cscan import C_SUFFIXES, scan_c_text
+from vtgate.envdoc.deps import manifest_kind
 from vtgate.envdoc.model import EnvdocError, EnvRead, Expr, FileScan, WrapperCall, WrapperDef, WrapperSpec
 from vtgate.envdoc.pyscan import decode_python, make_reads, prefilter_words, scan_python_text
 from vtgate.envdoc.tsscan import GO_SUFFIXES, RUST_SUFFIXES, available, scan_go_text, scan_rust_text
@@ -107,7 +108,10 @@ def discover(
     egg-info and virtual environments are skipped while walking (a source given explicitly is always
     entered). ``others``, when given, collects the files not scanned: ``others["language"]`` holds
     (path, shown, language) of sources in a language envdoc does not read, ``others["build"]`` the
-    build files (CMakeLists.txt, Cargo.toml, ...), both after --include/--exclude."""
+    build files (CMakeLists.txt, Cargo.toml, ...), both after --include/--exclude, and
+    ``others["manifest"]`` (path, shown, kind) the files that declare dependencies (Cargo.toml,
+    pyproject.toml, requirements*.txt, go.mod, ...) after --exclude only: an --include narrows the
+    sources scanned, not the dependencies the tree has."""
     found: dict[str, tuple[Path, str]] = {}
     suffixes = scanned_suffixes()
     for source in sources:
@@ -120,10 +124,14 @@ def discover(
         for path in _walk(start):
             if not path.name.endswith(suffixes):
                 kind = other_kind(path.name) if others is not None else None
-                if kind is not None and others is not None:
+                manifest = manifest_kind(path.name) if others is not None else None
+                if (kind is not None or manifest is not None) and others is not None:
                     shown = display_path(path, root)
-                    if (not include or _matches(shown, include)) and not (exclude and _matches(shown, exclude)):
+                    excluded = bool(exclude) and _matches(shown, exclude)
+                    if kind is not None and (not include or _matches(shown, include)) and not excluded:
                         others.setdefault(kind[0], []).append((path, shown, kind[1]))
+                    if manifest is not None and not excluded:
+                        others.setdefault("manifest", []).append((path, shown, manifest))
                 continue
             shown = display_path(path, root)
             if include and not _matches(shown, include):

@@ -60,6 +60,12 @@ def envdoc(
     exclude: list[str] = typer.Option(
         None, "--exclude", metavar="GLOB", help="Skip files matching GLOB (repeatable)."
     ),
+    deps: list[str] = typer.Option(
+        None,
+        "--deps",
+        metavar="DIR",
+        help="Folder of dependency sources (a Cargo registry, a site-packages, a Go module cache), searched for the documented names no scanned source reads: a name a dependency reads is not stale (repeatable).",
+    ),
     root: list[Path] = typer.Option(
         None,
         "--root",
@@ -97,6 +103,7 @@ def envdoc(
         "wrappers": wrapper or None,
         "include": include or None,
         "exclude": exclude or None,
+        "deps": [str(Path(folder).resolve()) for folder in deps] if deps else None,
         "jobs": jobs[0] if jobs else None,
     }
     try:
@@ -164,6 +171,15 @@ def render(report: EnvdocReport) -> None:
                 f"note: {len(report.from_prose)} read name(s) are documented only by a mention in prose (read from "
                 f"prose, e.g. {first['name']} at {first['doc']}:{first['doc_line']}); a table or a bullet per "
                 f"variable would give each an entry"
+            ),
+            soft_wrap=True,
+        )
+    if report.read_by_dependency:
+        first = report.read_by_dependency[0]
+        console.print(
+            Text(
+                f"note: {len(report.read_by_dependency)} documented name(s) no scanned source reads are read by a "
+                f"dependency (e.g. {first['name']} at {first['file']}:{first['line']}): not stale"
             ),
             soft_wrap=True,
         )
