@@ -136,3 +136,48 @@ def test_a_ledger_entry_with_malformed_versions_is_exit_2(blessed) -> None:
     done = blessed.vtgate("mutate", "--code", "-q")
     assert done.returncode == 2
     assert "confirmed_under must be a table of version strings" in done.stderr
+
+
+# A function that compares a path argument with where its own module lives (vtengine's
+# check_single_tree): the probes call it with the tree's own folder, so in a mutated copy the
+# recorded path names the original tree. The differential check moves recorded paths under the
+# replaying tree; without that, every mutant of it (this message's regrouping too) "differs".
+PLANTED_TREE_CHECK = '''
+
+from pathlib import Path as _Path
+
+
+def _in_this_tree(directory) -> str:
+    here = _Path(__file__).resolve().parent
+    message = "outside: " + str(here) + " is not in " + str(directory)
+    if not here.is_relative_to(_Path(directory).resolve()):
+        raise RuntimeError(message)
+    return "ok"
+
+
+_generate_checked = generate
+
+
+def generate(prompt: str = "hi", tokens: int = 12) -> dict:
+    _in_this_tree(_Path(__file__).resolve().parent)
+    return _generate_checked(prompt, tokens)
+'''
+
+
+def test_a_recorded_path_of_the_tree_is_replayed_as_the_copys_own(blessed) -> None:
+    source = blessed.root / "src" / "mutfake" / "__init__.py"
+    source.write_text(source.read_text() + PLANTED_TREE_CHECK)
+    blessed.commit("a function that checks its argument is its own tree")
+    mutants = [m for m in generate(blessed.root, ["src/mutfake"])
+               if m.function == "_in_this_tree" and m.operator == "reassociate"]
+    assert mutants, "the generator writes no regrouping of the message"
+    regrouped = mutants[0]
+    ledger = blessed.root / "goldens" / "mutations" / "equivalent.toml"
+    ledger.parent.mkdir(parents=True, exist_ok=True)
+    ledger.write_text(f'[[equivalent]]\ndigest = "{regrouped.ledger_key}"\nid = "{regrouped.ident}"\n'
+                      f'reason = "str concatenation is associative: the same message"\n')
+    blessed.commit("the regrouped message is claimed equivalent")
+    _, report = code_json(blessed, "--operator", "reassociate")
+    entry = next(m for m in report["mutants"] if m["ledger_key"] == regrouped.ledger_key)
+    assert entry["status"] == "equivalent", (entry["detail"], entry["ledger"])
+    assert entry["ledger"]["verdict"] == "verified" and "no difference over" in entry["ledger"]["evidence"]

@@ -234,7 +234,8 @@ def _differential(targets: Sequence[Target], suite: Suite, root: Path, scope: Co
             env = _entry_env(probe_environment(first_key[name], tree, suite.settings))
             env.update(scope.env_for(tree))
             argv = [sys.executable, "-m", ENTRY, "replay", "--module", module, "--qualname", qualname, "--key", name,
-                    "--inputs", str(inputs), "--seed", str(seed), "--seconds", str(replay_seconds), *captures[name]]
+                    "--inputs", str(inputs), "--seed", str(seed), "--seconds", str(replay_seconds),
+                    "--recorded-in", str(root.resolve()), "--tree", str(tree.resolve()), *captures[name]]
             return _run(children, argv, tree, env, timeout)
 
         originals: dict[str, dict[str, Any] | None] = {}

@@ -167,6 +167,30 @@ def _edge_values(np: Any, dtype: Any) -> Any:
                      -1e4, 1e-8], dtype=np.float64).astype(dtype)
 
 
+def _relocate(value: Any, old: str, new: str, depth: int = 0) -> Any:
+    """The same structure with every path under ``old`` (the tree the calls were recorded in) moved
+    under ``new`` (the tree replaying them): a function that compares a path argument with where its
+    own module lives (``check_single_tree(root)``) must see its own tree in the copy too, or every
+    mutant of it differs from the original on the recorded location alone."""
+    import pathlib
+
+    if depth > MAX_DEPTH or old == new:
+        return value
+    if isinstance(value, (str, pathlib.PurePath)):
+        text = os.fspath(value)
+        if text == old or text.startswith(old + os.sep):
+            moved = new + text[len(old):]
+            return type(value)(moved) if isinstance(value, pathlib.PurePath) else moved
+        return value
+    if isinstance(value, list):
+        return [_relocate(v, old, new, depth + 1) for v in value]
+    if isinstance(value, tuple) and not hasattr(value, "_fields"):
+        return tuple(_relocate(v, old, new, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return {k: _relocate(v, old, new, depth + 1) for k, v in value.items()}
+    return value
+
+
 def _vary(value: Any, rng: random.Random, edges: bool, depth: int = 0) -> Any:
     """The same structure with new floats: float arrays drawn normally at the original's scale (and,
     with ``edges``, one element in 16 an edge value); float scalars scaled by 0.5 .. 2. Integers,
@@ -255,9 +279,11 @@ def _outcome(function: Callable[..., Any], call: dict[str, Any]) -> Any:
 
 
 def replay(module_name: str, qualname: str, capture_files: list[str], key: str, inputs: int,
-           seed: int, seconds: float | None = None) -> dict[str, Any]:
+           seed: int, seconds: float | None = None, recorded_in: str | None = None,
+           tree: str | None = None) -> dict[str, Any]:
     """Print, as JSON, one fingerprint per input (the inputs are the same in every tree: the captured
-    calls in order, then seeded variants of them), and whether each is repeatable in this tree."""
+    calls in order, then seeded variants of them), and whether each is repeatable in this tree.
+    Paths under ``recorded_in`` (the tree the calls were captured in) are moved under ``tree``."""
     found = resolve(module_name, qualname)
     if found is None:
         return {"error": f"{module_name}.{qualname} is not a function this tree can call"}
@@ -284,6 +310,8 @@ def replay(module_name: str, qualname: str, capture_files: list[str], key: str, 
             results.append({"input": index, "source": source, "variant": variant,
                             "outcome": {"unpickle": type(error).__name__}, "repeatable": True})
             continue
+        if recorded_in and tree:
+            call = {"args": _relocate(call["args"], recorded_in, tree), "kwargs": _relocate(call["kwargs"], recorded_in, tree)}
         if variant:
             call = {"args": _vary(call["args"], rng, edges=variant % 2 == 0),
                     "kwargs": _vary(call["kwargs"], rng, edges=variant % 2 == 0)}
@@ -309,6 +337,8 @@ def main(argv: list[str] | None = None) -> int:
     again.add_argument("--inputs", type=int, required=True)
     again.add_argument("--seed", type=int, default=0)
     again.add_argument("--seconds", type=float, default=None, help="stop starting inputs after this long")
+    again.add_argument("--recorded-in", default=None, help="the tree the calls were captured in")
+    again.add_argument("--tree", default=None, help="the tree replaying them (paths under --recorded-in move here)")
     again.add_argument("captures", nargs="*")
     options = parser.parse_args(argv)
     real_stdout = os.dup(1)
@@ -317,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
         document = capture(json.loads(options.targets), options.probe, json.loads(options.args), options.out)
     else:
         document = replay(options.module, options.qualname, options.captures, options.key, options.inputs,
-                          options.seed, options.seconds)
+                          options.seed, options.seconds, options.recorded_in, options.tree)
     sys.stdout.flush()
     with os.fdopen(real_stdout, "w", encoding="utf-8") as out:
         out.write(json.dumps(document) + "\n")
