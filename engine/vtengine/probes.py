@@ -255,6 +255,14 @@ def attention_case_inputs(case: str) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return q, k_cache, v_cache, table, ctx, scale
 
 
+def _case_digest(out: np.ndarray) -> str:
+    """An attention case's output digest. Every body returns float32 (its callers store it so); an
+    output of another dtype has that dtype appended, so a body that hands back float64 values
+    differs from one that hands back the same values as float32 (``digest_array`` alone casts)."""
+    digest = digest_array(out)
+    return digest if out.dtype == np.float32 else f"{digest} {out.dtype.str}"
+
+
 def attention_cases(impl: str = "dispatch", head_dims: list[int] | None = None, model: str = "vt-tiny") -> Observation:
     """Per-case digests of the attention output over q {f32, bf16} x kv {f32, bf16, fp8} x head
     sizes x block sizes x contexts: ``impl="dispatch"`` runs the vectorized dtype dispatch under the
@@ -262,8 +270,9 @@ def attention_cases(impl: str = "dispatch", head_dims: list[int] | None = None, 
     1..ctx, as a prefill runs them), reporting the last row, which must equal ``dispatch`` bit for bit;
     ``impl="scalar"`` runs the plain-loop reference body. ``head_dims`` (default 32, 64) may add a
     head size the lane bodies pad (an odd one for the bf16 pair-dot, one not a multiple of 4 for the
-    FMA lanes). ``digests``: ``cases`` (every case's digest, in order) and ``inputs`` (every case's
-    q, K, V, block table and scale, with their dtypes)."""
+    FMA lanes). ``digests``: ``cases`` (every case's digest, in order; an output that is not float32
+    has its dtype appended) and ``inputs`` (every case's q, K, V, block table and scale, with their
+    dtypes)."""
     if impl not in ("dispatch", "rows", "scalar"):
         raise ValueError(f"impl must be 'dispatch', 'rows' or 'scalar', got {impl!r}")
     dims = ATTENTION_HEAD_DIMS if head_dims is None else tuple(_check_tokens(d) for d in head_dims)
@@ -286,7 +295,7 @@ def attention_cases(impl: str = "dispatch", head_dims: list[int] | None = None, 
         else:
             k, v = gather_kv(k_cache, v_cache, table, ctx)
             out = attend_scalar(q.astype(np.float32), k, v, ctx, scale)
-        cases[case] = digest_array(out)
+        cases[case] = _case_digest(out)
     every = hashlib.sha256("\n".join(f"{k} {v}" for k, v in cases.items()).encode()).hexdigest()
     return {"cases": cases, "digests": {"cases": every, "inputs": inputs.hexdigest()},
             "metrics": {"cases": len(cases)}, "meta": meta(model, knobs)}

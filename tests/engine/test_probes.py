@@ -83,6 +83,18 @@ def test_attention_cases_ids_and_determinism() -> None:
     assert obs == probes.attention_cases("dispatch")
 
 
+def test_an_attention_body_that_hands_back_float64_changes_its_case_digests(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same values as float64 (a widened output buffer) are another output: the bodies return
+    float32, and the case digest carries any other dtype (digest_array alone casts to float32)."""
+    original = probes.attention_cases("scalar", head_dims=[7])
+    scalar = probes.attend_scalar
+    monkeypatch.setattr(probes, "attend_scalar", lambda *args: scalar(*args).astype(np.float64))
+    widened = probes.attention_cases("scalar", head_dims=[7])
+    assert widened["digests"]["inputs"] == original["digests"]["inputs"]
+    assert all(widened["cases"][c] == f"{original['cases'][c]} <f8" for c in original["cases"])
+    assert widened["digests"]["cases"] != original["digests"]["cases"]
+
+
 def test_checkpoint_roundtrip_decodes_like_the_embedded_model_and_reports_each_refusal() -> None:
     written = probes.checkpoint_roundtrip("bench", 6, weights="fp8")
     embedded = probes.generate("bench", 6)
