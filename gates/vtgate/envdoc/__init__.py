@@ -22,7 +22,7 @@ from vtgate.envdoc.config import DEFAULT_DOC, AllowEntry, EnvdocConfig
 from vtgate.envdoc.cscan import C_SUFFIXES, constants_across_files, helper_calls_across
 from vtgate.envdoc.deps import covered, declared, manifest_kind, reads_in
 from vtgate.envdoc.doctable import DocRow, parse_doc, parse_docs
-from vtgate.envdoc.model import EnvdocError, EnvdocNothingToCheck, EnvRead, FileScan, WrapperSpec
+from vtgate.envdoc.model import EnvdocError, EnvdocNothingToCheck, EnvRead, FileScan, GoHelper, WrapperSpec
 from vtgate.envdoc.pyhelpers import helper_reads
 from vtgate.envdoc.pyscan import decode_python, module_constants, module_parts
 from vtgate.envdoc.report import STALE_HINT, EnvdocReport, Finding, compare
@@ -35,7 +35,7 @@ from vtgate.envdoc.scan import (
     scanned_suffixes,
 )
 from vtgate.envdoc.tsscan import available as tree_sitter_available
-from vtgate.envdoc.tsscan import go_constants, rust_constants
+from vtgate.envdoc.tsscan import go_constants, go_helper_calls, rust_constants
 
 __all__ = [
     "AllowEntry",
@@ -102,6 +102,7 @@ def run_envdoc(root: Path, config: EnvdocConfig) -> EnvdocReport:
     reads.extend(resolve_wrapper_calls(scans, config.wrappers, notes))
     across, helper_notes = helper_reads(scans, files)
     across.extend(_c_helper_reads(scans, files))
+    across.extend(_go_helper_reads(scans, files))
     known = {(read.name, read.file, read.line) for read in reads if read.name}
     reads.extend(read for read in across if read.name is None or (read.name, read.file, read.line) not in known)
     notes.extend(helper_notes)
@@ -151,6 +152,31 @@ def _c_helper_reads(scans: list[FileScan], files: list[tuple[Path, str]]) -> lis
             except OSError:
                 continue
     return helper_calls_across(texts, helpers)
+
+
+def _go_helper_reads(scans: list[FileScan], files: list[tuple[Path, str]]) -> list[EnvRead]:
+    """Calls of the Go helpers the Go scanner found (a function passing its parameter to ``os.Getenv``)
+    from every Go file of the same package: the same folder and ``package`` clause, the helper's own
+    file included (``go_helper_calls``). A call from another package (``pkg.Helper("X")``) is not followed."""
+    helpers: dict[tuple[str, str], list[GoHelper]] = {}
+    for scan in scans:
+        for found in scan.go_helpers.values():
+            helpers.setdefault((scan.file.rpartition("/")[0], scan.go_package), []).extend(found)
+    if not helpers:
+        return []
+    reads: list[EnvRead] = []
+    for path, shown in files:
+        folder = shown.rpartition("/")[0]
+        packages = [(package, found) for (where, package), found in helpers.items() if where == folder]
+        if not shown.endswith(".go") or not packages:
+            continue
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for package, found in packages:
+            reads.extend(go_helper_calls(text, shown, package, found))
+    return reads
 
 
 def _resolve_refs(reads: list[EnvRead], files: list[tuple[Path, str]]) -> list[EnvRead]:

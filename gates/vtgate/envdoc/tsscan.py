@@ -22,7 +22,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
-from vtgate.envdoc.model import EnvRead, Expr, FileScan, WrapperSpec
+from vtgate.envdoc.model import EnvRead, Expr, FileScan, GoHelper, WrapperSpec
 from vtgate.envdoc.pyscan import make_reads
 
 GO_SUFFIXES = (".go",)
@@ -478,11 +478,125 @@ def scan_go_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()) 
             name = resolver.resolve(args[0])
             form = f"{qualified[0]}.{qualified[1]} (Go)"
             result.reads.extend(_with_ref(make_reads(name, None, relpath, _line(args[0]), form), name))
+            if name.static is None and not name.choices:
+                _note_go_helper(call, args[0], resolver, result.go_helpers, relpath)
             continue
         if qualified[-1] in wrapper_names:
             result.reads.extend(_wrapper_reads(wrappers, qualified, member, args, resolver, relpath, "Go"))
     result.constants = _go_file_constants(resolver)
+    result.go_package = _go_package(root)
     return result
+
+
+def _go_package(root: Any) -> str:
+    clause = next((child for child in root.named_children if child.type == "package_clause"), None)
+    name = next((child for child in clause.named_children if child.type == "package_identifier"), None) \
+        if clause is not None else None
+    return _text(name) if name is not None else ""
+
+
+def _go_parameters(function: Any) -> dict[str, int]:
+    """A Go function's parameter names by position (``func f(dir, prefix string, n int)``: prefix -> 1)."""
+    params = function.child_by_field_name("parameters")
+    positions: dict[str, int] = {}
+    index = 0
+    for declaration in params.named_children if params is not None else ():
+        if declaration.type not in ("parameter_declaration", "variadic_parameter_declaration"):
+            continue
+        names = declaration.children_by_field_name("name")
+        for name in names or [None]:
+            if name is not None:
+                positions[_text(name)] = index
+            index += 1
+    return positions
+
+
+def _plus_operands(node: Any) -> list[Any]:
+    """The operands of a chain of ``+`` (``"A" + p + "B"``: three), parentheses dropped."""
+    while node.type == "parenthesized_expression" and node.named_children:
+        node = node.named_children[-1]
+    operator = node.child_by_field_name("operator") if node.type == "binary_expression" else None
+    if operator is None or _text(operator) != "+":
+        return [node]
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or right is None:
+        return [node]
+    return [*_plus_operands(left), *_plus_operands(right)]
+
+
+def _note_go_helper(call: Any, arg: Any, resolver: _Resolver, helpers: dict[str, list[GoHelper]], relpath: str) -> None:
+    """A function whose ``os.Getenv`` name is one of its parameters, alone or between literals
+    (``func resolveFixture(dir, prefix string) { os.Getenv(prefix + "_FILE") }``): its callers name the
+    variable, so the call sites are resolved (``go_helper_calls``). Not when the parameter is assigned
+    in the function, nor from inside a closure (the parameter may be another one's by then)."""
+    function = call.parent
+    while function is not None and function.type not in _FUNCTIONS:
+        function = function.parent
+    if function is None or function.type not in ("function_declaration", "method_declaration"):
+        return
+    name = function.child_by_field_name("name")
+    body = function.child_by_field_name("body")
+    if name is None or body is None:
+        return
+    params = _go_parameters(function)
+    operands = _plus_operands(arg)
+    found = [(index, node) for index, node in enumerate(operands) if node.type == "identifier" and _text(node) in params]
+    if len(found) != 1:
+        return
+    at, param = found[0]
+    texts: list[str] = []
+    for node in operands[:at] + operands[at + 1:]:
+        value = resolver.resolve(node).static
+        if value is None:
+            return
+        texts.append(value)
+    for assigned in _walk(body, {"assignment_statement", "short_var_declaration", "inc_statement"}):
+        left = assigned.child_by_field_name("left")
+        if left is not None and any(_text(node) == _text(param) for node in left.named_children):
+            return
+    helper = GoHelper(_text(name), params[_text(param)], "".join(texts[:at]), "".join(texts[at:]),
+                      function.type == "method_declaration", relpath, _line(call))
+    if helper not in helpers.setdefault(helper.function, []):
+        helpers[helper.function].append(helper)
+
+
+def go_helper_calls(text: str, relpath: str, package: str, helpers: Sequence[GoHelper]) -> list[EnvRead]:
+    """Calls, in one Go file of the helpers' package (same folder, same ``package`` clause), of
+    helpers that pass a parameter to ``os.Getenv``: the argument at that position, between the
+    helper's literals, is the name read. A computed argument is left alone (the helper's own read
+    already says its name is computed)."""
+    if not any(f"{helper.function}(" in text for helper in helpers):
+        return []
+    root = _parser("go").parse(text.encode("utf-8")).root_node
+    if _go_package(root) != package:
+        return []
+    resolver = _Resolver("go", root)
+    by_name: dict[str, list[GoHelper]] = {}
+    for helper in helpers:
+        by_name.setdefault(helper.function, []).append(helper)
+    reads: list[EnvRead] = []
+    for call in _walk(root, {"call_expression"}):
+        function = call.child_by_field_name("function")
+        arguments = call.child_by_field_name("arguments")
+        if function is None or arguments is None:
+            continue
+        if function.type == "identifier":
+            callee, method = _text(function), False
+        elif function.type == "selector_expression" and function.child_by_field_name("field") is not None:
+            callee, method = _text(function.child_by_field_name("field")), True
+        else:
+            continue
+        args = [child for child in arguments.named_children if child.type != "comment"]
+        for helper in by_name.get(callee, ()):
+            if helper.method != method or helper.position >= len(args):
+                continue
+            value = resolver.resolve(args[helper.position])
+            names = (value.static,) if value.static is not None else value.choices
+            form = f"helper {helper.function} -> os.Getenv ({helper.file}:{helper.line}) (Go)"
+            for one in names:
+                full = helper.prefix + one + helper.suffix
+                reads.extend(make_reads(Expr(static=full, prefix=full), None, relpath, _line(args[helper.position]), form))
+    return reads
 
 
 def go_constants(text: str) -> dict[str, tuple[str, ...]]:
