@@ -59,3 +59,42 @@ def test_no_name_is_taken_from_another_package_a_rebound_parameter_a_closure_or_
                                                   "VOICE_AUDIO_1", "VOICE_AUDIO_2", "VOICE_AUDIO_3") for s in ("FILE", "URL")}
     expected |= {"NEMO_SPEECH_ASR_LIBRARY", "NEMO_SPEECH_TTS_LIBRARY", "NEMO_SPEECH_NMT_LIBRARY"}
     assert set(found) == expected
+
+
+RUST = Path(__file__).parent / "realworld" / "issue24" / "rust_helpers"
+
+
+def _rust_reads(tmp_path: Path) -> dict[str, list[tuple[str, int, str]]]:
+    tree = tmp_path / "rust"
+    shutil.copytree(RUST, tree)
+    (tree / "ENV.md").write_text("| name | effect |\n|---|---|\n| NOBODY | - |\n")
+    report = run_envdoc(tree, EnvdocConfig.load(tree, {"doc": "ENV.md", "prefix": ""}))
+    found: dict[str, list[tuple[str, int, str]]] = {}
+    for read in report.reads:
+        if read.name:
+            found.setdefault(read.name, []).append((read.file, read.line, read.form))
+    return found
+
+
+def test_a_rust_helper_is_read_at_its_calls_with_constants_and_over_a_loop_of_literals(tmp_path: Path) -> None:
+    found = _rust_reads(tmp_path)
+    assert found["MISTRALRS_CUDA_GRAPHS"] == [
+        ("mistralrs-core/src/perf_flags.rs", 25, "helper env_flag -> std::env::var (mistralrs-core/src/perf_flags.rs:11) (Rust)")
+    ]
+    assert "MISTRALRS_FLASHINFER_DECODE" in found
+    for name in ("ASDF_DATA_DIR", "ASDF_DIR", "BUN_INSTALL", "CONDA_PREFIX"):  # for var in DEVELOPER_ROOT_ENV
+        assert [(file, line) for file, line, _ in found[name]] == [("mistralrs-sandbox/src/lib.rs", 17)], name
+
+
+def test_a_pub_rust_helper_is_followed_where_its_module_is_used_by_name(tmp_path: Path) -> None:
+    found = _rust_reads(tmp_path)
+    assert found["CANDLE_METAL_ENABLE_FAST_MATH"] == [
+        ("candle-metal-kernels/src/kernel.rs", 8,
+         "helper get_env_bool -> std::env::var (candle-metal-kernels/src/utils.rs:5) (Rust)")
+    ]
+
+
+def test_no_rust_name_from_another_crates_helper_a_shadowed_parameter_or_a_closure(tmp_path: Path) -> None:
+    found = _rust_reads(tmp_path)
+    assert not [name for name in found if name.startswith("NOT_READ")]
+    assert found["PRIVATE_HELPER_OWN_FILE"][0][:2] == ("other-crate/src/traps.rs", 8)

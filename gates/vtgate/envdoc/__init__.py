@@ -22,7 +22,7 @@ from vtgate.envdoc.config import DEFAULT_DOC, AllowEntry, EnvdocConfig
 from vtgate.envdoc.cscan import C_SUFFIXES, constants_across_files, helper_calls_across
 from vtgate.envdoc.deps import covered, declared, manifest_kind, reads_in
 from vtgate.envdoc.doctable import DocRow, parse_doc, parse_docs
-from vtgate.envdoc.model import EnvdocError, EnvdocNothingToCheck, EnvRead, FileScan, GoHelper, WrapperSpec
+from vtgate.envdoc.model import EnvdocError, EnvdocNothingToCheck, EnvRead, FileScan, ParamHelper, WrapperSpec
 from vtgate.envdoc.pyhelpers import helper_reads
 from vtgate.envdoc.pyscan import decode_python, module_constants, module_parts
 from vtgate.envdoc.report import STALE_HINT, EnvdocReport, Finding, compare
@@ -35,7 +35,7 @@ from vtgate.envdoc.scan import (
     scanned_suffixes,
 )
 from vtgate.envdoc.tsscan import available as tree_sitter_available
-from vtgate.envdoc.tsscan import go_constants, go_helper_calls, rust_constants
+from vtgate.envdoc.tsscan import go_constants, go_helper_calls, rust_constants, rust_helper_calls
 
 __all__ = [
     "AllowEntry",
@@ -103,6 +103,7 @@ def run_envdoc(root: Path, config: EnvdocConfig) -> EnvdocReport:
     across, helper_notes = helper_reads(scans, files)
     across.extend(_c_helper_reads(scans, files))
     across.extend(_go_helper_reads(scans, files))
+    across.extend(_rust_helper_reads(scans, files))
     known = {(read.name, read.file, read.line) for read in reads if read.name}
     reads.extend(read for read in across if read.name is None or (read.name, read.file, read.line) not in known)
     notes.extend(helper_notes)
@@ -158,9 +159,11 @@ def _go_helper_reads(scans: list[FileScan], files: list[tuple[Path, str]]) -> li
     """Calls of the Go helpers the Go scanner found (a function passing its parameter to ``os.Getenv``)
     from every Go file of the same package: the same folder and ``package`` clause, the helper's own
     file included (``go_helper_calls``). A call from another package (``pkg.Helper("X")``) is not followed."""
-    helpers: dict[tuple[str, str], list[GoHelper]] = {}
+    helpers: dict[tuple[str, str], list[ParamHelper]] = {}
     for scan in scans:
-        for found in scan.go_helpers.values():
+        if scan.language != "go":
+            continue
+        for found in scan.param_helpers.values():
             helpers.setdefault((scan.file.rpartition("/")[0], scan.go_package), []).extend(found)
     if not helpers:
         return []
@@ -176,6 +179,36 @@ def _go_helper_reads(scans: list[FileScan], files: list[tuple[Path, str]]) -> li
             continue
         for package, found in packages:
             reads.extend(go_helper_calls(text, shown, package, found))
+    return reads
+
+
+def _crate_src(shown: str) -> str | None:
+    """The ``.../src/`` folder a Rust file is under (its crate's sources), or None."""
+    head, found, _ = shown.rpartition("src/")
+    return head + found if found and (not head or head.endswith("/")) else None
+
+
+def _rust_helper_reads(scans: list[FileScan], files: list[tuple[Path, str]]) -> list[EnvRead]:
+    """Calls of the ``pub`` Rust helpers the Rust scanner found from the other files under the same
+    ``src/`` folder that ``use`` them by name (``rust_helper_calls``); calls in the helper's own file
+    were resolved by the scan itself."""
+    helpers = [helper for scan in scans if scan.language == "rust" for found in scan.param_helpers.values()
+               for helper in found if helper.public and _crate_src(helper.file) is not None]
+    if not helpers:
+        return []
+    reads: list[EnvRead] = []
+    for path, shown in files:
+        crate = _crate_src(shown) if shown.endswith(".rs") else None
+        mine = [helper for helper in helpers if crate is not None and _crate_src(helper.file) == crate and helper.file != shown]
+        if not mine:
+            continue
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for helper in mine:
+            if f"{helper.function}(" in text:
+                reads.extend(rust_helper_calls(text, shown, helper))
     return reads
 
 

@@ -182,16 +182,17 @@ class PyHelper:
 
 
 @dataclass(frozen=True)
-class GoHelper:
-    """A Go function that reads ``os.Getenv(prefix + <parameter> + suffix)``: its callers name the variable."""
+class ParamHelper:
+    """A Go or Rust function whose env read's name is ``prefix + <parameter> + suffix``: its callers name it."""
 
     function: str
     position: int  # of the parameter among the function's parameters (a method's receiver not counted)
     prefix: str
     suffix: str
-    method: bool  # a method: called as ``x.function(...)``; a function: as ``function(...)``
+    method: bool  # a method (Go receiver, Rust ``self``): called as ``x.function(...)``; a function: as ``function(...)``
     file: str  # where it is defined, and its read's line, for the read form
     line: int
+    public: bool = False  # Rust: ``pub`` / ``pub(crate)``, so other files of the crate may call it
 
 
 @dataclass
@@ -214,5 +215,5 @@ class FileScan:
     language: str = ""  # "python", "c", "go", "rust"
     py_helpers: list[PyHelper] = field(default_factory=list)  # Python: helpers whose read name is a parameter's
     c_helpers: dict[str, set[int]] = field(default_factory=dict)  # C/C++: function -> parameter positions passed to getenv
-    go_helpers: dict[str, list[GoHelper]] = field(default_factory=dict)  # Go: function -> its parameter reads
+    param_helpers: dict[str, list[ParamHelper]] = field(default_factory=dict)  # Go/Rust: function -> its parameter reads
     go_package: str = ""  # Go: the file's package clause

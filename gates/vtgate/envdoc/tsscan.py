@@ -22,7 +22,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
-from vtgate.envdoc.model import EnvRead, Expr, FileScan, GoHelper, WrapperSpec
+from vtgate.envdoc.model import EnvRead, Expr, FileScan, ParamHelper, WrapperSpec
 from vtgate.envdoc.pyscan import make_reads
 
 GO_SUFFIXES = (".go",)
@@ -479,7 +479,7 @@ def scan_go_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()) 
             form = f"{qualified[0]}.{qualified[1]} (Go)"
             result.reads.extend(_with_ref(make_reads(name, None, relpath, _line(args[0]), form), name))
             if name.static is None and not name.choices:
-                _note_go_helper(call, args[0], resolver, result.go_helpers, relpath)
+                _note_param_helper(call, args[0], resolver, result.param_helpers, relpath)
             continue
         if qualified[-1] in wrapper_names:
             result.reads.extend(_wrapper_reads(wrappers, qualified, member, args, resolver, relpath, "Go"))
@@ -495,25 +495,31 @@ def _go_package(root: Any) -> str:
     return _text(name) if name is not None else ""
 
 
-def _go_parameters(function: Any) -> dict[str, int]:
-    """A Go function's parameter names by position (``func f(dir, prefix string, n int)``: prefix -> 1)."""
+def _parameters_by_position(function: Any) -> dict[str, int]:
+    """A function's parameter names by position among what a caller passes: Go ``func f(dir, prefix
+    string, n int)`` gives prefix -> 1; Rust ``fn f(&self, name: &str)`` gives name -> 0 (``self`` is
+    the receiver, not passed)."""
     params = function.child_by_field_name("parameters")
     positions: dict[str, int] = {}
     index = 0
     for declaration in params.named_children if params is not None else ():
-        if declaration.type not in ("parameter_declaration", "variadic_parameter_declaration"):
-            continue
-        names = declaration.children_by_field_name("name")
-        for name in names or [None]:
-            if name is not None:
-                positions[_text(name)] = index
+        if declaration.type in ("parameter_declaration", "variadic_parameter_declaration"):  # Go
+            names = declaration.children_by_field_name("name")
+            for name in names or [None]:
+                if name is not None:
+                    positions[_text(name)] = index
+                index += 1
+        elif declaration.type == "parameter":  # Rust
+            pattern = declaration.child_by_field_name("pattern")
+            if pattern is not None and pattern.type == "identifier":
+                positions[_text(pattern)] = index
             index += 1
     return positions
 
 
 def _plus_operands(node: Any) -> list[Any]:
-    """The operands of a chain of ``+`` (``"A" + p + "B"``: three), parentheses dropped."""
-    while node.type == "parenthesized_expression" and node.named_children:
+    """The operands of a chain of ``+`` (``"A" + p + "B"``: three), parentheses and ``&`` dropped."""
+    while node.type in ("parenthesized_expression", "reference_expression") and node.named_children:
         node = node.named_children[-1]
     operator = node.child_by_field_name("operator") if node.type == "binary_expression" else None
     if operator is None or _text(operator) != "+":
@@ -524,21 +530,39 @@ def _plus_operands(node: Any) -> list[Any]:
     return [*_plus_operands(left), *_plus_operands(right)]
 
 
-def _note_go_helper(call: Any, arg: Any, resolver: _Resolver, helpers: dict[str, list[GoHelper]], relpath: str) -> None:
-    """A function whose ``os.Getenv`` name is one of its parameters, alone or between literals
-    (``func resolveFixture(dir, prefix string) { os.Getenv(prefix + "_FILE") }``): its callers name the
-    variable, so the call sites are resolved (``go_helper_calls``). Not when the parameter is assigned
-    in the function, nor from inside a closure (the parameter may be another one's by then)."""
+_DECLARED = ("function_declaration", "method_declaration", "function_item")
+_REBINDINGS = frozenset({"assignment_statement", "short_var_declaration", "inc_statement",  # Go
+                         "let_declaration", "assignment_expression", "compound_assignment_expr"})  # Rust
+
+
+def _rebinds(body: Any, param: str) -> bool:
+    """Whether the function body assigns (Go) or assigns or shadows with ``let`` (Rust) ``param``."""
+    for node in _walk(body, _REBINDINGS):
+        left = node.child_by_field_name("left") or node.child_by_field_name("pattern")
+        if left is None:
+            continue
+        if _text(left) == param or any(_text(child) == param for child in left.named_children):
+            return True
+    return False
+
+
+def _note_param_helper(call: Any, arg: Any, resolver: _Resolver, helpers: dict[str, list[ParamHelper]], relpath: str) -> None:
+    """A function whose env read's name is one of its parameters, alone or between literals
+    (Go ``func resolveFixture(dir, prefix string) { os.Getenv(prefix + "_FILE") }``, Rust ``fn
+    env_flag(name: &str, default: bool) -> bool { std::env::var(name) ... }``): its callers name the
+    variable, so its call sites are resolved (``_helper_call_reads``). Not when the parameter is
+    assigned (or, in Rust, shadowed) in the function, nor from inside a closure or function literal
+    (the parameter may be another one's by then), nor for a name built from two parameters."""
     function = call.parent
     while function is not None and function.type not in _FUNCTIONS:
         function = function.parent
-    if function is None or function.type not in ("function_declaration", "method_declaration"):
+    if function is None or function.type not in _DECLARED:
         return
     name = function.child_by_field_name("name")
     body = function.child_by_field_name("body")
     if name is None or body is None:
         return
-    params = _go_parameters(function)
+    params = _parameters_by_position(function)
     operands = _plus_operands(arg)
     found = [(index, node) for index, node in enumerate(operands) if node.type == "identifier" and _text(node) in params]
     if len(found) != 1:
@@ -550,28 +574,25 @@ def _note_go_helper(call: Any, arg: Any, resolver: _Resolver, helpers: dict[str,
         if value is None:
             return
         texts.append(value)
-    for assigned in _walk(body, {"assignment_statement", "short_var_declaration", "inc_statement"}):
-        left = assigned.child_by_field_name("left")
-        if left is not None and any(_text(node) == _text(param) for node in left.named_children):
-            return
-    helper = GoHelper(_text(name), params[_text(param)], "".join(texts[:at]), "".join(texts[at:]),
-                      function.type == "method_declaration", relpath, _line(call))
+    if _rebinds(body, _text(param)):
+        return
+    parameters = function.child_by_field_name("parameters")
+    method = function.type == "method_declaration" or (
+        function.type == "function_item" and parameters is not None
+        and any(child.type == "self_parameter" for child in parameters.named_children))
+    public = function.type == "function_item" and any(child.type == "visibility_modifier" for child in function.children)
+    helper = ParamHelper(_text(name), params[_text(param)], "".join(texts[:at]), "".join(texts[at:]), method,
+                         relpath, _line(call), public)
     if helper not in helpers.setdefault(helper.function, []):
         helpers[helper.function].append(helper)
 
 
-def go_helper_calls(text: str, relpath: str, package: str, helpers: Sequence[GoHelper]) -> list[EnvRead]:
-    """Calls, in one Go file of the helpers' package (same folder, same ``package`` clause), of
-    helpers that pass a parameter to ``os.Getenv``: the argument at that position, between the
-    helper's literals, is the name read. A computed argument is left alone (the helper's own read
-    already says its name is computed)."""
-    if not any(f"{helper.function}(" in text for helper in helpers):
-        return []
-    root = _parser("go").parse(text.encode("utf-8")).root_node
-    if _go_package(root) != package:
-        return []
-    resolver = _Resolver("go", root)
-    by_name: dict[str, list[GoHelper]] = {}
+def _helper_call_reads(root: Any, resolver: _Resolver, relpath: str, helpers: Sequence[ParamHelper], read: str,
+                       language: str) -> list[EnvRead]:
+    """Calls in one parsed file of helpers that pass a parameter to an env read: the argument at that
+    position, between the helper's literals, is the name read. A computed argument is left alone (the
+    helper's own read already says its name is computed)."""
+    by_name: dict[str, list[ParamHelper]] = {}
     for helper in helpers:
         by_name.setdefault(helper.function, []).append(helper)
     reads: list[EnvRead] = []
@@ -580,23 +601,34 @@ def go_helper_calls(text: str, relpath: str, package: str, helpers: Sequence[GoH
         arguments = call.child_by_field_name("arguments")
         if function is None or arguments is None:
             continue
-        if function.type == "identifier":
-            callee, method = _text(function), False
-        elif function.type == "selector_expression" and function.child_by_field_name("field") is not None:
-            callee, method = _text(function.child_by_field_name("field")), True
-        else:
+        qualified, member = _callee(function)
+        if not qualified or qualified[-1] not in by_name:
             continue
-        args = [child for child in arguments.named_children if child.type != "comment"]
-        for helper in by_name.get(callee, ()):
-            if helper.method != method or helper.position >= len(args):
+        if len(qualified) > 1 and not member and qualified[0] != "Self":
+            continue  # `pkg::f` / `other::f`: not this file's function
+        args = [child for child in arguments.named_children if child.type not in ("comment", "line_comment", "block_comment")]
+        for helper in by_name[qualified[-1]]:
+            # a method is called as `x.f(...)`; a function as `f(...)` (Rust also `Self::f(...)`)
+            if helper.method != member or helper.position >= len(args):
                 continue
             value = resolver.resolve(args[helper.position])
             names = (value.static,) if value.static is not None else value.choices
-            form = f"helper {helper.function} -> os.Getenv ({helper.file}:{helper.line}) (Go)"
+            form = f"helper {helper.function} -> {read} ({helper.file}:{helper.line}) ({language})"
             for one in names:
                 full = helper.prefix + one + helper.suffix
                 reads.extend(make_reads(Expr(static=full, prefix=full), None, relpath, _line(args[helper.position]), form))
     return reads
+
+
+def go_helper_calls(text: str, relpath: str, package: str, helpers: Sequence[ParamHelper]) -> list[EnvRead]:
+    """Calls, in one Go file of the helpers' package (same folder, same ``package`` clause), of Go
+    helpers that pass a parameter to ``os.Getenv`` (``_helper_call_reads``)."""
+    if not any(f"{helper.function}(" in text for helper in helpers):
+        return []
+    root = _parser("go").parse(text.encode("utf-8")).root_node
+    if _go_package(root) != package:
+        return []
+    return _helper_call_reads(root, _Resolver("go", root), relpath, helpers, "os.Getenv", "Go")
 
 
 def go_constants(text: str) -> dict[str, tuple[str, ...]]:
@@ -836,11 +868,30 @@ def scan_rust_text(text: str, relpath: str, wrappers: Sequence[WrapperSpec] = ()
                     name = replace(name, source=_text(last))
             form = f"{'::'.join(qualified)} (Rust{', build script' if build_script else ''})"
             result.reads.extend(_with_ref(make_reads(name, None, relpath, _line(args[0]), form), name))
+            if name.static is None and not name.choices:
+                _note_param_helper(node, args[0], resolver, result.param_helpers, relpath)
             continue
         if qualified[-1] in wrapper_names:
             result.reads.extend(_wrapper_reads(wrappers, qualified, member, args, resolver, relpath, "Rust"))
+    if result.param_helpers:  # in its own file here; a `pub` one also where it is `use`d (rust_helper_calls)
+        found = [helper for helpers in result.param_helpers.values() for helper in helpers]
+        result.reads.extend(_helper_call_reads(root, resolver, relpath, found, "std::env::var", "Rust"))
     result.constants = _go_file_constants(resolver)
     return result
+
+
+def rust_helper_calls(text: str, relpath: str, helper: ParamHelper) -> list[EnvRead]:
+    """Calls of a ``pub`` / ``pub(crate)`` Rust helper from another file of its crate (the caller
+    decides that the two share a ``src/`` folder) that imports it by name from its module: ``use
+    crate::utils::get_env_bool;`` or ``use crate::utils::{a, get_env_bool};`` for a helper of
+    ``utils.rs`` (or ``utils/mod.rs``), then ``get_env_bool("X", true)``."""
+    stem = helper.file.rsplit("/", 1)[-1].removesuffix(".rs")
+    module = helper.file.rsplit("/", 2)[-2] if stem == "mod" and "/" in helper.file else stem
+    name = re.escape(helper.function)
+    if not re.search(rf"\buse\s+[\w:]*\b{re.escape(module)}::(?:{name}\b|\{{[^}}]*\b{name}\b)", text):
+        return []
+    root = _parser("rust").parse(text.encode("utf-8")).root_node
+    return _helper_call_reads(root, _Resolver("rust", root), relpath, [helper], "std::env::var", "Rust")
 
 
 def rust_constants(text: str) -> dict[str, tuple[str, ...]]:
