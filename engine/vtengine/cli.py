@@ -236,6 +236,12 @@ def bench(
     _positive("--runs", runs)
     knobs = _knobs()
     weights = _load(model, knobs)
+    context = weights.config.max_context
+    # a timed run holds the prompt and tokens - 1 decoded positions; the warm-up, the prompt and 1
+    if prompt_tokens + max(tokens, 2) - 1 > context:
+        raise UsageError(f"--prompt-tokens {prompt_tokens} with --tokens {tokens} runs past the model's context "
+                         f"{context}: give at most --tokens {max(context - prompt_tokens + 1, 0)} for this prompt"
+                         + ("" if prompt_tokens < context else f" and --prompt-tokens below {context}"))
     ids = [(7 * i + 3) % min(256, weights.config.vocab_size) for i in range(prompt_tokens)]
     prefill: list[float] = []
     decode: list[float] = []

@@ -100,6 +100,26 @@ def test_a_chain_longer_than_the_context_is_a_usage_error() -> None:
     assert done.returncode == 2 and "context 1024" in done.stderr
 
 
+def test_a_bench_longer_than_the_context_is_a_usage_error_naming_the_most_it_can_run() -> None:
+    done = run("bench", "--tokens", "5000", "--runs", "1")
+    assert done.returncode == 2, done.stderr
+    assert "runs past the model's context 1024: give at most --tokens 1009" in done.stderr
+    assert "internal error" not in done.stderr
+    edge = run("bench", "--prompt-tokens", "16", "--tokens", "1009", "--runs", "1", "--json", "-")
+    assert edge.returncode == 0, edge.stderr  # exactly the context: the last decoded position is 1023
+
+
+def test_sigint_ends_bench_with_130_even_when_the_caller_was_started_with_sigint_ignored() -> None:
+    # a probe run under `nohup vtgate ... &` inherits SIGINT ignored; the family resets it for its bench
+    script = ("import signal; from vtengine.families import _signalled; "
+              "print(_signalled(signal.SIGINT))")
+    import signal
+
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=180,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    assert done.stdout.strip() == "(130, 'interrupted: vtengine bench\\n')", done.stdout + done.stderr
+
+
 def small_vocab_checkpoint(directory: Path, vocab_size: int = 128) -> Path:
     """A 1-layer Llama checkpoint whose vocab cannot hold the byte tokenizer's 259 ids."""
     from vtengine.checkpoint import save_checkpoint
