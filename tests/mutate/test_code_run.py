@@ -153,3 +153,19 @@ def test_equivalence_evidence_turns_a_possibly_equivalent_mutant_into_a_survivor
     assert report["score"] == plain["score"]  # a survivor either way: the score does not move
     done = blessed.vtgate("mutate", "--equivalence", "5")
     assert done.returncode == 2 and "go with --code" in done.stderr
+
+
+def test_a_gate_red_at_baseline_is_not_used_to_kill_and_the_report_says_why(blessed) -> None:
+    suite = blessed.suite_path
+    text = suite.read_text()
+    assert 'bands = { "counters.accepted" = [5, 10] }' in text
+    suite.write_text(text.replace('bands = { "counters.accepted" = [5, 10] }', 'bands = { "counters.accepted" = [90, 99] }'))
+    blessed.commit("a band no run of the engine meets")
+    done, report = code_json(blessed, "--operator", "index-shift")
+    assert report["baseline_red"] == ["draft-band"]
+    assert report["baseline_why"]["draft-band"].startswith("red: ")
+    assert "accepted 7 outside [90, 99]" in report["baseline_why"]["draft-band"]
+    assert all("draft-band" not in m["gates_run"] for m in report["mutants"])
+    human = blessed.vtgate("mutate", "--code", "--operator", "index-shift", "-j", "2")
+    assert "not used to kill (not green at baseline): draft-band" in human.stdout + human.stderr
+    assert "draft-band: red: " in human.stdout + human.stderr

@@ -32,6 +32,8 @@ def _table(title: str, rows: dict[str, dict[str, int]]) -> Table:
 def render_code(report: CodeReport, console: Console) -> None:
     if report.baseline_red:
         say(("not used to kill", "yellow"), f" (not green at baseline): {', '.join(report.baseline_red)}", to=console)
+        for name in report.baseline_red:
+            say(f"  {name}: {report.baseline_why.get(name, '')}", to=console)
     print_table(_table("operator", report.table("operator")), to=console)
     console.print()
     print_table(_table("file", report.table("path")), to=console)

@@ -158,6 +158,7 @@ class CodeReport:
     min_score: float = 1.0
     evaluated: int = 0
     by_status: dict[str, int] = field(default_factory=dict)
+    baseline_why: dict[str, str] = field(default_factory=dict)  # a red baseline gate: its status and summary
     ledger_unmatched: list[dict[str, str]] = field(default_factory=list)  # entries no generated mutant has
     versions: dict[str, str] = field(default_factory=dict)  # the dependency versions the probes see
     ledger_inputs: int = LEDGER_INPUTS
@@ -233,7 +234,7 @@ class CodeReport:
                 "non_equivalent_verified": self.non_equivalent_verified,
                 "score_verified": None if verified is None else round(verified, 4),
                 "counts": {s: self.count(s) for s in STATUSES},
-                "baseline_red": list(self.baseline_red), "ledger": self.ledger,
+                "baseline_red": list(self.baseline_red), "baseline_why": dict(self.baseline_why), "ledger": self.ledger,
                 "ledger_check": {**self.ledger_counts(), "inputs": self.ledger_inputs, "seed": self.seed,
                                  "replay_seconds": self.ledger_replay_seconds,
                                  "evaluated": self.differential_evaluated},
@@ -627,6 +628,8 @@ def run_code_mutants(
             measuring.shutdown(wait=True)
         green = [s for s in specs if baseline[s.name].status == "green"]
         report.baseline_red = tuple(s.name for s in specs if baseline[s.name].status != "green")
+        report.baseline_why = {name: f"{baseline[name].status}: {baseline[name].summary or baseline[name].error or ''}".strip()
+                               for name in report.baseline_red}
         green.sort(key=lambda s: baseline[s.name].seconds)  # cheapest gate first: most kills cost one run
         judge = judge_identity(shared.ambient.values, shared.ambient.isolated, suite.settings.python, versions)
         reach: Coverage = {s.name: measured[s.name] if measured is not None else None for s in green}
