@@ -6,11 +6,19 @@ from __future__ import annotations
 
 import os
 import pty
+import signal
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
+
+# A test run started in the background ('pytest &', nohup, a CI runner's job shell) inherits SIGINT
+# ignored, and every command a test starts would inherit that too: the Ctrl-C tests would then time
+# out on commands that rightly keep an ignored SIGINT ignored. The tests send SIGINT on purpose, so
+# their children start with it at its default (a Python handler here is reset to SIG_DFL at exec).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def run_on_terminal(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeout: float = 300
