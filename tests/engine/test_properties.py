@@ -141,3 +141,36 @@ def test_a_holder_that_rounds_float16_weights_to_bf16_fails_the_reference_check(
     monkeypatch.setattr(model_module.Model, "_hold", staticmethod(as_bf16))
     verdict = properties.check(d, 7)
     assert "reference" in verdict["failed"] and verdict["ratio"] > 1
+
+
+def test_an_explicit_max_tokens_that_rounds_its_blocks_down_fails_a_contract(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A class nobody had named (a reviewer's fresh bug, benchmarks/freshbugs/set-e 13): the cache
+    sized in whole blocks rounded down, so an engine built with max_tokens N refuses N positions
+    whenever the block size does not divide N. The default engine grows its cache and never shows it."""
+    from vtengine import kvcache
+
+    d = next(d for d in draws(7, 12) if d.knobs["VT_CPU_GEMV_BLAS"] == "0"
+             and (len(d.prompt) + d.steps - 1) % int(d.knobs["VT_KV_BLOCK_SIZE"]))
+    assert properties.check(d, 7)["ok"]
+    original = kvcache.PagedKVCache.__init__
+
+    def floor_blocks(self, config, block_size, max_tokens, *args, **kwargs):  # type: ignore[no-untyped-def]
+        original(self, config, block_size, max_tokens // block_size * block_size, *args, **kwargs)
+
+    monkeypatch.setattr(kvcache.PagedKVCache, "__init__", floor_blocks)
+    assert properties.check(d, 7)["failed"] == ["max_tokens_holds_that_many"]
+
+
+def test_weights_that_ignore_the_configs_seed_fail_a_contract(monkeypatch: pytest.MonkeyPatch) -> None:
+    """set-e 14: the generator seeded from the embedded model's seed, not the config's: every
+    drawn shape still gets random weights, and the reference check passes (it reads the same
+    weights), so only the seed's own contract shows it."""
+    from vtengine import model as model_module
+    from vtengine.config import VT_TINY
+
+    d = draws(7, 1)[0]
+    assert properties.check(d, 7)["ok"]
+    original = model_module.generate_tensors
+    monkeypatch.setattr(properties, "generate_tensors",
+                        lambda config: original(replace(config, seed=VT_TINY.seed)))
+    assert "seed_decides_weights" in properties.check(d, 7)["failed"]
