@@ -181,3 +181,34 @@ def test_a_recorded_path_of_the_tree_is_replayed_as_the_copys_own(blessed) -> No
     entry = next(m for m in report["mutants"] if m["ledger_key"] == regrouped.ledger_key)
     assert entry["status"] == "equivalent", (entry["detail"], entry["ledger"])
     assert entry["ledger"]["verdict"] == "verified" and "no difference over" in entry["ledger"]["evidence"]
+
+
+def test_confirm_ledger_records_this_runs_versions_on_the_entries_it_verified_and_nothing_else(blessed) -> None:
+    planted = _planted(blessed)
+    (planted["dep"] / "METADATA").write_text(DEP_METADATA.format(version="2.0"))  # type: ignore[operator]
+    ledger = blessed.root / "goldens" / "mutations" / "equivalent.toml"
+    before = ledger.read_text()
+    done = blessed.vtgate("mutate", "--code", "-j", "2", "--operator", "compare-boundary", "--confirm-ledger")
+    text = " ".join((done.stdout + done.stderr).split())
+    assert "confirmed_under (ml_dtypes" not in text and "mutfake-dep 2.0" in text, text
+    assert "recorded on 1 entry this run verified" in text, text
+    after = ledger.read_text()
+    stamped = f'confirmed_under = {{ python = "{platform.python_version()}", mutfake-dep = "2.0" }}\n'
+    # the verified entry's line is replaced in place; the two entries this run did not verify are untouched
+    assert after == before.replace(
+        f'confirmed_under = {{ python = "{platform.python_version()}", mutfake-dep = "1.0" }}\n', stamped)
+    assert after != before
+    _, again = code_json(blessed, "--operator", "compare-boundary")
+    boundary = next(m for m in again["mutants"] if m["ledger_key"] == planted["boundary"].ledger_key)  # type: ignore[attr-defined]
+    assert boundary["ledger"]["verdict"] == "verified" and boundary["ledger"]["versions_note"] is None
+
+
+def test_confirm_ledger_on_some_gates_is_refused_and_writes_nothing(blessed) -> None:
+    _planted(blessed)
+    ledger = blessed.root / "goldens" / "mutations" / "equivalent.toml"
+    before = ledger.read_text()
+    done = blessed.vtgate("mutate", "--code", "-g", "strict-hi", "--confirm-ledger")
+    assert done.returncode == 2 and "drop -g/-k" in " ".join(done.stderr.split()), done.stderr
+    done = blessed.vtgate("mutate", "--confirm-ledger")
+    assert done.returncode == 2 and "go with --code" in " ".join(done.stderr.split()), done.stderr
+    assert ledger.read_text() == before

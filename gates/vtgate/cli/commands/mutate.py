@@ -25,7 +25,8 @@ from vtgate.errors import SuiteError
 from vtgate.exitcodes import ExitCode
 from vtgate.mutate import ArmsError, PatchError, run_mutate
 from vtgate.mutate.codereport import render_code, write_code_json
-from vtgate.mutate.coderun import run_code_mutants
+from vtgate.mutate.coderun import CodeReport, run_code_mutants
+from vtgate.mutate.ledgerfile import LedgerWriteError, confirm_ledger
 from vtgate.mutate.report import render, write_json_report
 from vtgate.output import console, problem, say
 from vtgate.run.executor import ExecutorError
@@ -34,6 +35,25 @@ from vtgate.suite.load import load_suite
 
 def _terminate(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt  # SIGTERM cleans up like Ctrl-C: copies removed, probes killed
+
+
+def _confirm_ledger(report: CodeReport) -> None:
+    """``--confirm-ledger``: this run's versions on each ledger entry it verified (nothing after a lost
+    scheduler: that run verified nothing yet)."""
+    path = Path(report.ledger)
+    if report.lost:
+        say(f"ledger: {path} left as it was (the run did not finish)")
+        return
+    verified = {key for v in report.verdicts if v.ledger is not None and v.ledger.verdict == "verified"
+                for key in (v.mutant.ledger_key, v.mutant.digest)}
+    try:
+        stamped = confirm_ledger(path, verified, report.versions) if verified and path.is_file() else []
+    except LedgerWriteError as error:
+        problem("vtgate", str(error))
+        return
+    shown = ", ".join(f"{name} {version}" for name, version in sorted(report.versions.items()))
+    say(f"ledger: confirmed_under ({shown}) recorded on {len(stamped)} entr{'y' if len(stamped) == 1 else 'ies'} "
+        f"this run verified, in {path}")
 
 
 @app.command()
@@ -61,6 +81,9 @@ def mutate(
                                     help="With --code: test every possibly-equivalent mutant's function against the "
                                          "original on N recorded and random inputs; one that differs is a survivor. "
                                          "The ledger's entries are always tested (N inputs each, default 48)."),
+    confirm_ledger: bool = typer.Option(False, "--confirm-ledger",
+                                        help="With --code on the whole suite: record on each ledger entry this run "
+                                             "verified the versions it was verified under (confirmed_under)."),
     executor: str = EXECUTOR_OPTION,
     scheduler: str = SCHEDULER_OPTION,
     resources: list[str] = RESOURCES_OPTION,
@@ -75,8 +98,13 @@ def mutate(
         loaded = load_suite(suite)
         if root is not None and not root.is_dir():
             raise SuiteError(f"--root {root}: no such directory")
-        if not code and (budget is not None or operator or no_cache or min_score != 1.0 or equivalence):
-            raise SuiteError("--budget, --operator, --min-score, --no-cache and --equivalence go with --code")
+        if not code and (budget is not None or operator or no_cache or min_score != 1.0 or equivalence
+                         or confirm_ledger):
+            raise SuiteError("--budget, --operator, --min-score, --no-cache, --equivalence and --confirm-ledger go "
+                             "with --code")
+        if confirm_ledger and (gate or keyword):
+            raise SuiteError("--confirm-ledger records that the whole suite verified an entry: drop -g/-k (a run on "
+                             "some gates verifies less)")
         cluster = executor_settings(executor, scheduler, resources, loaded.root, fallback)
         if cluster.kind != "local" and not code:
             raise SuiteError("--executor dask judges generated code mutants (--code); the declared mutations and "
@@ -101,6 +129,8 @@ def mutate(
                 problem("vtgate", f"{code_report.lost}. Judged so far: {judged} of {len(code_report.verdicts)} "
                         "mutants (the code-mutant cache keeps every verdict); the others are errors, not verdicts; "
                         "re-run the same command to resume from the cache")
+            if confirm_ledger:
+                _confirm_ledger(code_report)
             if json_path:
                 write_code_json(code_report, json_path)
             return int(code_report.exit_code)
