@@ -16,6 +16,7 @@ import json
 import math
 import os
 import tempfile
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -222,6 +223,11 @@ def _cache_file(config: ModelConfig, cache_dir: Path) -> Path:
     return cache_dir / f"{config.name}-{hashlib.sha256(key.encode()).hexdigest()[:16]}.npz"
 
 
+# What reading a damaged cache file raises: an empty file (EOFError), a cut one (BadZipFile), not an
+# archive or the wrong arrays (ValueError, KeyError), an unreadable one (OSError).
+DAMAGED_CACHE = (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile)
+
+
 def _write_atomically(path: Path, arrays: dict[str, np.ndarray]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
@@ -245,7 +251,7 @@ def embedded_model(name: str = "vt-tiny", cache_dir: Path | None = None) -> Mode
             with np.load(path) as stored:
                 arrays = {k: stored[k] for k in stored.files}
             return _from_stored(config, arrays)
-        except (OSError, ValueError, KeyError):
+        except DAMAGED_CACHE:
             pass  # a damaged cache file is regenerated below
     model = Model(config, generate_tensors(config), quantize=True)
     if path is not None:
