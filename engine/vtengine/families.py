@@ -26,6 +26,8 @@ reads), never against the code under test:
 - **provenance**: the source tree hash of a copy of the package against its definition.
 - **calls**: edge inputs of every public decoding call (identical prompts in a batch, a batch of one,
   one token, every n-gram size, refusals) against each call's definition.
+- **modelcache**: the embedded model's cache file damaged in nine ways (empty, cut, not an archive,
+  wrong arrays) and a folder that cannot be made: regenerated to the same model and rewritten.
 - **long**: a model with a 4096-position context scored past position 2048 by the float32 arm
   against the float64 reference (derived tolerance, float32-sized), decoding across 2048 in the
   default arm equal to recompute, and the context limit.
@@ -35,11 +37,13 @@ reads), never against the code under test:
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import zipfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -996,6 +1000,77 @@ def cache_properties(seed: int) -> tuple[dict[str, int], Failures]:
     return counts, failures
 
 
+def _npz(arrays: dict[str, np.ndarray]) -> bytes:
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)  # type: ignore[arg-type]
+    return buffer.getvalue()
+
+
+def _damaged_caches(data: bytes, arrays: dict[str, np.ndarray]) -> dict[str, bytes]:
+    """Ways a model cache file is found damaged (a full disk, a crash mid-copy, a sync tool, another
+    program's file under the same name): each must be read as damaged and regenerated."""
+    first = sorted(arrays)[0]
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("notes.txt", "not arrays")
+    pickled = io.BytesIO()
+    np.save(pickled, np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    return {"empty": b"", "not an archive": b"this is not an npz archive", "cut in half": data[: len(data) // 2],
+            "cut at the end": data[:-1], "a zip of other files": archive.getvalue(), "pickled objects": pickled.getvalue(),
+            "an array missing": _npz({k: v for k, v in arrays.items() if k != first}),
+            "an array of another shape": _npz({**arrays, first: arrays[first][:1]}),
+            "an array of another dtype": _npz({**arrays, first: arrays[first].astype(np.float64)})}
+
+
+def model_cache_properties(root: Path) -> tuple[dict[str, int], Failures]:
+    """The embedded model's cache (``load_model("vt-tiny", cache_dir)``, docs/engine.md): a damaged
+    cache file, in any of :func:`_damaged_caches`'s ways, is regenerated (the same model, and a cache
+    file the next load reads), never an error or another model; a cache folder that cannot be made
+    costs start-up time only."""
+    counts = {"model_cache_cases": 0, "model_cache_ok": 0}
+    failures: Failures = []
+    folder = root / "model-cache"
+    good = load_model("vt-tiny", folder).digest()
+    written = sorted(folder.glob("vt-tiny-*.npz"))
+    if len(written) != 1:
+        return counts, [f"model cache: the first load wrote {len(written)} cache files, not 1"]
+    path = written[0]
+    data = path.read_bytes()
+    with np.load(path) as stored:
+        arrays = {k: stored[k] for k in stored.files}
+    cases: dict[str, Callable[[], str]] = {}
+
+    def damaged(content: bytes) -> Callable[[], str]:
+        def case() -> str:
+            path.write_bytes(content)
+            if load_model("vt-tiny", folder).digest() != good:
+                return "another model"
+            with np.load(path) as stored:
+                rewritten = sorted(stored.files) == sorted(arrays) and all(
+                    stored[k].dtype == v.dtype and stored[k].shape == v.shape and stored[k].tobytes() == v.tobytes()
+                    for k, v in arrays.items())
+            return "ok" if rewritten else "the cache file was not rewritten with the model's arrays"
+        return case
+
+    for name, content in _damaged_caches(data, arrays).items():
+        cases[name] = damaged(content)
+    blocked = root / "model-cache-blocked"
+    blocked.write_text("a file where the cache folder's parent should be")
+    cases["a cache folder that cannot be made"] = (
+        lambda: "ok" if load_model("vt-tiny", blocked / "cache").digest() == good else "another model")
+    for name, case in cases.items():
+        counts["model_cache_cases"] += 1
+        try:
+            said = case()
+        except Exception as error:  # noqa: BLE001 - a damaged cache must never be fatal
+            said = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+        if said == "ok":
+            counts["model_cache_ok"] += 1
+        else:
+            failures.append(f"model cache, {name}: {said}")
+    return counts, failures
+
+
 # Each parameter of the public API -> the family or check here that gives it a documented effect.
 # A parameter added without an entry is a failure: what nobody checks is said, not skipped.
 PUBLIC_CALLS = ("vtengine.model:load_model", "vtengine.model:Model", "vtengine.engine:Engine",
@@ -1201,7 +1276,7 @@ def long_properties(seed: int) -> tuple[dict[str, int], Failures]:
 
 
 FAMILIES = ("checkpoint", "refusals", "tokenizer", "knobs", "profile", "arms", "provenance", "calls", "quant",
-            "cache", "parameters", "environment", "long", "cli")
+            "cache", "modelcache", "parameters", "environment", "long", "cli")
 
 
 def run(seed: int, checkpoints: int = 24, texts: int = 64, cli: bool = True,
@@ -1231,6 +1306,7 @@ def run(seed: int, checkpoints: int = 24, texts: int = 64, cli: bool = True,
             ("calls", lambda: call_properties(seed)),
             ("quant", lambda: quant_properties(seed)),
             ("cache", lambda: cache_properties(seed)),
+            ("modelcache", lambda: model_cache_properties(root)),
             ("parameters", lambda: parameter_properties(root)),
             ("environment", environment_properties),
             ("long", lambda: long_properties(seed)),

@@ -321,3 +321,42 @@ def test_only_runs_the_named_families_and_refuses_an_unknown_one(monkeypatch: py
         families.run(SEED, only=["lnog"])
     with pytest.raises(ValueError, match="names no family"):
         families.run(SEED, only=[])
+
+
+@pytest.mark.parametrize("caught, broken", [
+    # set-f 14 (an outside reviewer's bug): ValueError dropped from the clause, so a file that is not
+    # an archive is fatal; and the clause before this family existed: an empty or cut file was fatal.
+    ((OSError, KeyError), "model cache, not an archive: ValueError"),
+    ((OSError, ValueError, KeyError), "model cache, empty: EOFError"),
+])
+def test_a_damaged_model_cache_that_is_fatal_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      caught: tuple[type[BaseException], ...], broken: str) -> None:
+    from vtengine import model
+
+    assert families.model_cache_properties(tmp_path / "good") == ({"model_cache_cases": 10, "model_cache_ok": 10}, [])
+    monkeypatch.setattr(model, "DAMAGED_CACHE", caught)
+    counts, failures = families.model_cache_properties(tmp_path / "bad")
+    assert counts["model_cache_ok"] < counts["model_cache_cases"] == 10
+    assert any(f.startswith(broken) for f in failures), failures
+
+
+def test_a_cache_that_regenerates_without_rewriting_its_file_is_found(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from vtengine import model
+
+    families.model_cache_properties(tmp_path)  # the cache file exists from here on
+    monkeypatch.setattr(model, "_write_atomically", lambda path, arrays: None)
+    counts, failures = families.model_cache_properties(tmp_path)
+    assert counts["model_cache_ok"] == 1  # only the folder that cannot be made, which writes nothing anyway
+    # each damaged file stays damaged: read (and failed on) by the check, or found not rewritten
+    assert len(failures) == 9 and all(f.startswith("model cache, ") for f in failures), failures
+    assert "model cache, an array of another shape: the cache file was not rewritten with the model's arrays" in failures
+
+
+def test_a_model_cache_that_is_never_written_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from vtengine import model
+
+    monkeypatch.setattr(model, "_write_atomically", lambda path, arrays: None)
+    counts, failures = families.model_cache_properties(tmp_path)
+    assert counts["model_cache_ok"] == 0
+    assert failures == ["model cache: the first load wrote 0 cache files, not 1"]
