@@ -223,11 +223,6 @@ def _cache_file(config: ModelConfig, cache_dir: Path) -> Path:
     return cache_dir / f"{config.name}-{hashlib.sha256(key.encode()).hexdigest()[:16]}.npz"
 
 
-# What reading a damaged cache file raises: an empty file (EOFError), a cut one (BadZipFile), not an
-# archive or the wrong arrays (ValueError, KeyError), an unreadable one (OSError).
-DAMAGED_CACHE = (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile)
-
-
 def _write_atomically(path: Path, arrays: dict[str, np.ndarray]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
@@ -238,6 +233,11 @@ def _write_atomically(path: Path, arrays: dict[str, np.ndarray]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+# What reading a damaged cache file raises: an empty file (EOFError), a cut one (BadZipFile), not an
+# archive or the wrong arrays (ValueError, KeyError), an unreadable one (OSError).
+DAMAGED_CACHE = (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile)
 
 
 def embedded_model(name: str = "vt-tiny", cache_dir: Path | None = None) -> Model:

@@ -132,3 +132,19 @@ def test_env_mutation_shares_runs_with_the_fma_tier_and_envdoc_with_the_baseline
     # the env-doc checker reads files, not the environment: never rerun under an env mutation
     assert key["envdoc"] == base["envdoc"] and key["envdoc"][0].env == ()
     assert dict(key["strict-hello"][0].env) == FMA
+
+
+def test_every_entry_of_the_engines_ledger_matches_a_generated_mutant_and_records_its_versions(suite: Suite) -> None:
+    """An edit near a confirmed mutant (within the three lines of its diff's context) gives it a new
+    key: its entry then matches nothing, and the mutant is judged afresh as possibly equivalent. Said
+    here, before a full run: move the edit, or re-confirm the entry under its new key."""
+    from vtgate.mutate.codemutants import generate
+    from vtgate.mutate.coderun import load_ledger, load_scope, unmatched_ledger_entries
+
+    scope = load_scope(suite)
+    mutants = generate(suite.root, scope.paths, operators=scope.operators, include_functions=scope.include_functions,
+                       exclude_functions=scope.exclude_functions, exclude_files=scope.exclude)
+    ledger = suite.root / scope.equivalents
+    assert unmatched_ledger_entries(ledger, mutants) == []
+    entries = load_ledger(ledger)
+    assert entries and all(entry.confirmed_under for entry in entries.values())
