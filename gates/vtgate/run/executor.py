@@ -11,6 +11,7 @@ executor is chosen."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shutil
 import socket
@@ -271,7 +272,35 @@ def _import_distributed() -> Any:
     except ImportError as error:
         raise ExecutorError(f"--executor dask needs the 'distributed' package ({error}); fix: "
                             "pip install 'vtgate[dask]'") from None
+    one_line_dask_logs()
     return distributed
+
+
+class OneLineLogs(logging.Filter):
+    """Folds a log record's traceback into its line: ``<message> (<exception type>: <text>)``.
+
+    Dask's client logs a lost connection with its traceback (``distributed.batched`` at INFO, with
+    ``exc_info``), in the middle of the command's own output, although the command then says what was
+    lost and what to do. The record stays (its message, level and exception), only the stack goes."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if error is not None:
+            record.msg = f"{record.getMessage()} ({type(error).__name__}: {error})"
+            record.args = None
+        record.exc_info = None
+        record.exc_text = None
+        record.stack_info = None
+        return True
+
+
+def one_line_dask_logs() -> None:
+    """Every handler Dask's logging configuration put on the ``distributed`` logger of this process
+    gets a OneLineLogs filter (once); handlers a user's own logging configuration added elsewhere are
+    theirs and untouched."""
+    for handler in logging.getLogger("distributed").handlers:
+        if not any(isinstance(existing, OneLineLogs) for existing in handler.filters):
+            handler.addFilter(OneLineLogs())
 
 
 class DaskExecutor:
