@@ -212,3 +212,26 @@ def test_confirm_ledger_on_some_gates_is_refused_and_writes_nothing(blessed) -> 
     done = blessed.vtgate("mutate", "--confirm-ledger")
     assert done.returncode == 2 and "go with --code" in " ".join(done.stderr.split()), done.stderr
     assert ledger.read_text() == before
+
+
+def test_a_ledger_confirm_ledger_cannot_write_ends_the_run_with_exit_2_and_the_file_as_it_was(blessed) -> None:
+    """The run verified an entry, but its layout (a multi-line reason with a line that starts like a
+    table header) cannot be edited safely: the message names the ledger, the exit code is 2 whatever
+    the score, the JSON report is still written and the file is byte for byte as it was."""
+    planted = _planted(blessed)
+    ledger = blessed.root / "goldens" / "mutations" / "equivalent.toml"
+    tricky = ledger.read_text().replace('reason = "x is never exactly 1.0 where the engine calls it"',
+                                        'reason = """x is never exactly 1.0\n[where the engine calls it]"""')
+    assert tricky != ledger.read_text()
+    ledger.write_text(tricky)
+    report_path = blessed.root.parent / "code.json"
+    done = blessed.vtgate("mutate", "--code", "-q", "-j", "2", "--operator", "compare-boundary", "--confirm-ledger",
+                          "--json", str(report_path))
+    text = " ".join((done.stdout + done.stderr).split())
+    assert done.returncode == 2, text
+    assert f"{ledger}: recording versions would" in text and "nothing was written" in text, text
+    assert "recorded on" not in text
+    assert ledger.read_text() == tricky
+    report = json.loads(report_path.read_text())
+    boundary = next(m for m in report["mutants"] if m["ledger_key"] == planted["boundary"].ledger_key)  # type: ignore[attr-defined]
+    assert boundary["ledger"]["verdict"] == "verified"

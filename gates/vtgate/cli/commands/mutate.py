@@ -37,23 +37,25 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt  # SIGTERM cleans up like Ctrl-C: copies removed, probes killed
 
 
-def _confirm_ledger(report: CodeReport) -> None:
+def _confirm_ledger(report: CodeReport) -> bool:
     """``--confirm-ledger``: this run's versions on each ledger entry it verified (nothing after a lost
-    scheduler: that run verified nothing yet)."""
+    scheduler: that run verified nothing yet). False when the ledger could not be written (said)."""
     path = Path(report.ledger)
     if report.lost:
         say(f"ledger: {path} left as it was (the run did not finish)")
-        return
+        return True
     verified = {key for v in report.verdicts if v.ledger is not None and v.ledger.verdict == "verified"
                 for key in (v.mutant.ledger_key, v.mutant.digest)}
     try:
         stamped = confirm_ledger(path, verified, report.versions) if verified and path.is_file() else []
     except LedgerWriteError as error:
-        problem("vtgate", str(error))
-        return
+        problem("vtgate", f"{error}; fix: make the ledger readable and writable (or its layout one key per "
+                "line) and re-run: the verdicts are cached")
+        return False
     shown = ", ".join(f"{name} {version}" for name, version in sorted(report.versions.items()))
     say(f"ledger: confirmed_under ({shown}) recorded on {len(stamped)} entr{'y' if len(stamped) == 1 else 'ies'} "
         f"this run verified, in {path}")
+    return True
 
 
 @app.command()
@@ -129,11 +131,10 @@ def mutate(
                 problem("vtgate", f"{code_report.lost}. Judged so far: {judged} of {len(code_report.verdicts)} "
                         "mutants (the code-mutant cache keeps every verdict); the others are errors, not verdicts; "
                         "re-run the same command to resume from the cache")
-            if confirm_ledger:
-                _confirm_ledger(code_report)
+            ledger_written = _confirm_ledger(code_report) if confirm_ledger else True
             if json_path:
                 write_code_json(code_report, json_path)
-            return int(code_report.exit_code)
+            return int(code_report.exit_code) if ledger_written else int(ExitCode.USAGE)
         wanted = progress_wanted(json_to_stdout=json_path == "-", quiet=quiet)
         with live_progress(console, wanted) as progress:
             report = run_mutate(loaded, root=root, select=gate or None, keyword=keyword, only=mutation or None,
