@@ -504,9 +504,11 @@ def knob_properties(seed: int) -> tuple[dict[str, int], Failures]:
     failures: Failures = []
     # VT_CACHE_DIR's documented default is ~/.cache/vtengine: a leading ~ is the user's home, never
     # a folder named "~" in the working directory.
-    for spelled, meant in (("~/vt-x", Path.home() / "vt-x"), (DEFAULT_KNOBS["cache_dir"], Path.home() / ".cache" /
-                                                                "vtengine")):
-        got_path = _resolve({"VT_CACHE_DIR": spelled} if spelled != DEFAULT_KNOBS["cache_dir"] else {})
+    homes: tuple[tuple[dict[str, str], Path], ...] = (({"VT_CACHE_DIR": "~/vt-x"}, Path.home() / "vt-x"),
+                                                      ({}, Path.home() / ".cache" / "vtengine"))
+    for env, meant in homes:
+        spelled = env.get("VT_CACHE_DIR", "(unset)")
+        got_path = _resolve(env)
         ok = isinstance(got_path, Knobs) and got_path.cache_path == meant
         counts["knob_cases"] += 1
         counts["knob_cases_ok"] += int(ok)
