@@ -233,10 +233,14 @@ def checkpoint_roundtrips(seed: int, count: int, root: Path) -> tuple[dict[str, 
         # with the config (the round trip a user's export makes).
         laid = {n: _relaid(t, int(rng.integers(3))) for n, t in tensors.items()}
         try:
-            saved_config, saved = load_checkpoint(save_checkpoint(root / f"s{i}", config, laid))
+            written_to = Path(save_checkpoint(root / f"s{i}", config, laid))
+            saved_config, saved = load_checkpoint(written_to)
+            mode = written_to.stat().st_mode & 0o777
             if _fields(saved_config) == _fields(config) and sorted(saved) == sorted(tensors) \
-                    and all(_same_bits(saved[n], tensors[n]) for n in tensors):
+                    and all(_same_bits(saved[n], tensors[n]) for n in tensors) and mode == 0o755:
                 counts["checkpoint_saved_ok"] += 1
+            elif mode != 0o755:
+                failures.append(f"{label}: save_checkpoint made its directory mode {mode:#o}, not 0o755")
             else:
                 failures.append(f"{label}: save_checkpoint then load_checkpoint is not the config and tensors saved")
         except Exception as error:  # noqa: BLE001 - a refusal of valid tensors is the verdict
@@ -530,11 +534,17 @@ def knob_properties(seed: int) -> tuple[dict[str, int], Failures]:
         row.update({f: int(rng.integers(lo, lo + 40)) for f, lo in INTEGERS.values()})
         row.update({f: str(rng.choice(c)) for f, c in CHOICES.values()})
         knobs = Knobs(**row, cache_dir=f"/tmp/vt-{int(rng.integers(100))}")
-        again = _resolve(knobs.as_env())
-        if again == knobs:
+        env = knobs.as_env()
+        again = _resolve(env)
+        # as_env is what observations' meta.knobs record (docs/contracts.md): one canonical spelling
+        # per value, so the same knobs always read the same in provenance.
+        canonical = {**{name: str(int(row[field])) for name, field in FLAGS.items()},
+                     **{name: str(row[field]) for name, (field, _) in INTEGERS.items()},
+                     **{name: row[field] for name, (field, _) in CHOICES.items()}, "VT_CACHE_DIR": knobs.cache_dir}
+        if again == knobs and env == canonical:
             counts["knob_rows_round_trip"] += 1
         else:
-            failures.append(f"knobs as_env round trip: {knobs!r} -> {again!r}")
+            failures.append(f"knobs as_env round trip: {knobs!r} -> {env!r} -> {again!r} (canonical: {canonical!r})")
     return counts, failures
 
 

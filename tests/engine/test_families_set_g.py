@@ -1,5 +1,7 @@
 """The surface families that set-g's survivors taught (benchmarks/freshbugs/set-g: bugs an outside
-reviewer wrote against dd89d82; 8 of 15 passed the suite of then). Each test applies the reviewer's
+reviewer wrote against dd89d82; 8 of 15 passed the suite of then; two of them, 06 and 09,
+broke behaviour the docs did not state until then: the canonical spelling of meta.knobs and the
+checkpoint directory's mode, now in docs/contracts.md and docs/checkpoints.md). Each test applies the reviewer's
 real patch to a copy of vtengine and runs one family in a fresh interpreter on that copy: the family
 must fail, naming the broken contract; on the unpatched copy it holds (the control)."""
 
@@ -45,6 +47,8 @@ def family_failures(tmp_path: Path, family: str, bug: str | None) -> list[str]:
 
 @pytest.mark.parametrize("bug, family, named", [
     ("05", "knobs", "knobs VT_CACHE_DIR='~/vt-x': cache_path is not"),  # no expanduser
+    ("06", "knobs", "'VT_PROFILE': 'True'"),  # as_env spells flags True/False: they resolve, but meta changes
+    ("09", "checkpoint", "save_checkpoint made its directory mode 0o700, not 0o755"),  # the chmod dropped
     ("08", "checkpoint", "unexpected tensor 'model.layers.10.self_attn.rotary_emb.inv_freq'"),  # one digit
     ("11", "checkpoint", "save_checkpoint then load_checkpoint is not the config and tensors saved"),  # F order
     ("15", "calls", "calls: paged_attention_rows, rows in any order, is one call per row (default): no"),
