@@ -55,7 +55,26 @@ def family_failures(tmp_path: Path, family: str, bug: str | None) -> list[str]:
 ])
 def test_a_set_g_survivor_fails_its_family(tmp_path: Path, bug: str, family: str, named: str) -> None:
     failures = family_failures(tmp_path, family, bug)
+    if bug == "11" and not safetensors_writes_memory_order(tmp_path):
+        # Older safetensors (at the declared floor) copies a non-contiguous array in C order itself: the
+        # patch then changes nothing a user sees, and the family must not call it broken.
+        assert not any(named in failure for failure in failures), failures
+        return
     assert any(named in failure for failure in failures), failures
+
+
+def safetensors_writes_memory_order(tmp_path: Path) -> bool:
+    """Whether this safetensors writes a Fortran-ordered array's memory as if it were C order (what
+    makes set-g 11's dropped ``np.ascontiguousarray`` a real bug)."""
+    import numpy as np
+    from safetensors.numpy import load_file, save_file
+
+    values = np.arange(6, dtype=np.float32).reshape(2, 3)
+    try:
+        save_file({"x": np.asfortranarray(values)}, str(tmp_path / "order.safetensors"))
+    except Exception:  # noqa: BLE001 - a version that refuses a non-contiguous array cannot store it wrong
+        return False
+    return not np.array_equal(load_file(str(tmp_path / "order.safetensors"))["x"], values)
 
 
 @pytest.mark.parametrize("family", ["knobs", "checkpoint", "calls"])
