@@ -51,6 +51,7 @@ from typing import Any, Literal
 from vtgate.errors import SuiteError
 from vtgate.exitcodes import ExitCode
 from vtgate.kinds import get_kind
+from vtgate.mutate import shadow
 from vtgate.mutate.codemutants import OPERATORS, CodeMutant, ScopeError, generate, sample
 from vtgate.mutate.copies import PatchError, Scratch
 from vtgate.mutate.equivalence import REPLAY_SECONDS, Evidence, Target, differential_check
@@ -63,6 +64,7 @@ from vtgate.mutate.judgecopy import (
     same_observations,
     tree_identity,
 )
+from vtgate.mutate.shadow import Outcome
 from vtgate.run.check import GateResult, judge_check, plan_check, resolve_pins, shared_runs
 from vtgate.run.execute import (
     AmbientEnv,
@@ -83,8 +85,10 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 KILLED: frozenset[str] = frozenset({"killed", "killed-by-crash", "killed-by-timeout"})
+SHADOW_RUN = "the shadow run"
 UNPROVEN: frozenset[str] = frozenset({"ledger-refuted", "ledger-unverified"})  # ledger entries the check did not verify
 CACHE_VERSION = 2
+SHADOW_VERSION = "shadow-1"  # in an entry's cache key: a verdict the shadow run may have decided
 CODE_KEYS = frozenset({"paths", "exclude", "include_functions", "exclude_functions", "operators", "equivalents",
                        "env", "dependencies"})
 DEPENDENCIES: tuple[str, ...] = ("numpy", "ml_dtypes")  # whose versions decide a verdict, with Python's
@@ -135,6 +139,7 @@ class MutantVerdict:
     cached: bool = False
     judged_by: str = ""  # on a Dask cluster: the worker that judged it (host, name, address)
     ledger: LedgerCheck | None = None  # a ledger entry's mutant: what this run found of the entry
+    shadow: str = ""  # a ledger entry's mutant: what the shadow run found ("same: ...", "differs: ...", "fallback: ...")
 
     def to_json(self) -> dict[str, Any]:
         m = self.mutant
@@ -142,7 +147,8 @@ class MutantVerdict:
                 "operator": m.operator, "description": m.description, "intent": m.intent, "status": self.status,
                 "killed_by": self.killed_by, "gates_run": list(self.gates_run), "detail": self.detail,
                 "seconds": round(self.seconds, 3), "cached": self.cached, "judged_by": self.judged_by or None,
-                "ledger": self.ledger.to_json() if self.ledger is not None else None, "diff": m.diff}
+                "ledger": self.ledger.to_json() if self.ledger is not None else None,
+                "shadow": self.shadow or None, "diff": m.diff}
 
 
 @dataclass
@@ -165,6 +171,7 @@ class CodeReport:
     ledger_replay_seconds: float = LEDGER_REPLAY_SECONDS
     differential_evaluated: int = 0  # differential checks run now (the rest came from the cache)
     lost: str = ""  # the Dask scheduler was lost mid-run (no --fallback local): what happened, for the summary
+    shadow: dict[str, Any] = field(default_factory=dict)  # the shadow run: gates, seconds, disturbed gates, counts
 
     def count(self, *statuses: str) -> int:
         return sum(1 for v in self.verdicts if v.status in statuses)
@@ -197,7 +204,12 @@ class CodeReport:
         return {"entries": len(checks),
                 "verified": sum(1 for v in checks if v.ledger is not None and v.ledger.verdict == "verified"),
                 "refuted_by_gate": sum(1 for v in checks if v.status in KILLED),
-                "refuted_by_difference": sum(1 for v in checks if v.status == "ledger-refuted"),
+                "refuted_by_difference": sum(1 for v in checks if v.status == "ledger-refuted" and v.ledger is not None
+                                             and v.ledger.refuted_by != SHADOW_RUN),
+                "refuted_by_shadow": sum(1 for v in checks if v.status == "ledger-refuted" and v.ledger is not None
+                                         and v.ledger.refuted_by == SHADOW_RUN),
+                "verified_by_shadow": sum(1 for v in checks if v.ledger is not None and v.ledger.verdict == "verified"
+                                          and v.shadow.startswith("same")),
                 "unverified": sum(1 for v in checks if v.status == "ledger-unverified"),
                 "other_versions": sum(1 for v in checks if v.ledger is not None and v.ledger.versions_note)}
 
@@ -239,7 +251,7 @@ class CodeReport:
                                  "replay_seconds": self.ledger_replay_seconds,
                                  "evaluated": self.differential_evaluated},
                 "versions": dict(self.versions),
-                "ledger_unmatched": self.ledger_unmatched, "evaluated": self.evaluated,
+                "ledger_unmatched": self.ledger_unmatched, "evaluated": self.evaluated, "shadow": dict(self.shadow),
                 "by_operator": self.table("operator"), "by_file": self.table("path"),
                 "mutants": [v.to_json() for v in self.verdicts], "seconds": round(self.seconds, 3)}
 
@@ -570,12 +582,14 @@ def run_code_mutants(
     say: Callable[[str], None] | None = None,
     executor: ExecutorSettings | None = None,
     equivalence: int | None = None,
+    use_shadow: bool = True,
 ) -> CodeReport:
     """Generate, sample and judge code mutants (see the module docstring). Raises SuiteError for a bad
     scope or ledger (exit 2). ``executor``: judge the mutants on a Dask cluster (docs/distributed.md;
     None or local: this machine); the baseline and coverage stay here. ``equivalence``: the
     differential check's inputs per mutant, for the ledger's entries (default ``LEDGER_INPUTS``) and,
-    when given, for every possibly-equivalent mutant too."""
+    when given, for every possibly-equivalent mutant too. ``use_shadow``: check the ledger's entries in one
+    shadow run (``vtgate.mutate.shadow``) and judge by their gates only those it cannot vouch for."""
     from vtgate.mutate.remotemutants import remote_mutants  # (it imports this module)
 
     started = time.perf_counter()
@@ -635,6 +649,18 @@ def run_code_mutants(
         reach: Coverage = {s.name: measured[s.name] if measured is not None else None for s in green}
         evaluated = 0
         lock = threading.Lock()
+        entries = {m.digest for m in chosen if (ledger.get(m.ledger_key) or ledger.get(m.digest)) is not None}
+        shadow_lock = threading.Lock()
+        shadow_done: dict[str, Outcome] | None = None
+
+        def shadow_outcome(mutant: CodeMutant, scratch: Scratch) -> Outcome:
+            """The shadow run's finding for an entry: the run is made once, by the first entry that asks."""
+            nonlocal shadow_done
+            with shadow_lock:
+                if shadow_done is None:
+                    shadow_done = _shadow_run([m for m in chosen if m.digest in entries], green, reach, baseline,
+                                              suite, scope, root_path, shared, pins, scratch, report, tell)
+                return shadow_done.get(mutant.digest, Outcome("fallback", "not in the shadow run"))
 
         def one(mutant: CodeMutant, scratch: Scratch) -> MutantVerdict:
             """A mutant's verdict; a ledger entry's mutant is judged the same way (the entry is a claim
@@ -648,6 +674,12 @@ def run_code_mutants(
                 refuted = LedgerCheck(entry.reason, "refuted", verdict.killed_by, verdict.detail, entry.confirmed_under,
                                       note)
                 return dataclasses.replace(verdict, ledger=refuted)
+            if verdict.shadow.startswith("differs: "):  # no gate saw it, but a call of the suite did
+                seen = verdict.shadow[len("differs: "):]
+                return dataclasses.replace(verdict, status="ledger-refuted",
+                                           detail=f"the ledger says equivalent, but {seen}",
+                                           ledger=LedgerCheck(entry.reason, "refuted", SHADOW_RUN, seen,
+                                                              entry.confirmed_under, note))
             # no gate killed it: the differential check decides, once every mutant is judged
             return dataclasses.replace(verdict, ledger=LedgerCheck(entry.reason, "unverified", None, "",
                                                                    entry.confirmed_under, note))
@@ -662,14 +694,16 @@ def run_code_mutants(
             except PatchError as error:
                 return MutantVerdict(mutant, "error", (), None, f"does not apply: {error}", time.perf_counter() - t0)
             tree = tree_identity(copy, suite, scope)
+            shadowed = use_shadow and mutant.digest in entries
             key = hashlib.sha256(json.dumps([CACHE_VERSION, tree, mutant.diff,
                                              sorted(scope.env.items()),
                                              oracle, judge, sorted(s.name for s in green), use_coverage]
-                                            ).encode()).hexdigest()
+                                            + ([SHADOW_VERSION] if shadowed else [])).encode()).hexdigest()
             hit = cache.get(key)
             if hit is not None:
                 return MutantVerdict(mutant, hit["status"], tuple(hit["gates_run"]), hit["killed_by"], hit["detail"],
-                                     time.perf_counter() - t0, cached=True)
+                                     time.perf_counter() - t0, cached=True, judged_by=hit.get("judged_by") or "",
+                                     shadow=hit.get("shadow") or "")
             with lock:
                 evaluated += 1
             ran: list[str] = []
@@ -680,6 +714,19 @@ def run_code_mutants(
             reaching = [spec for spec in green if _reaches(reach[spec.name], mutant)]
             if not reaching:
                 detail = "no gate's probes execute this line (coverage of the unmutated tree)"
+            shadow_note = ""
+            if shadowed and reaching:
+                found = shadow_outcome(mutant, scratch)
+                shadow_note = f"{found.status}: {found.detail}"
+                if found.status == "same":  # every reaching gate ran, once, with this mutant beside the original
+                    verdict = MutantVerdict(mutant, "possibly-equivalent", tuple(s.name for s in reaching), None,
+                                            f"no observation can change: {found.detail}", time.perf_counter() - t0,
+                                            judged_by=SHADOW_RUN, shadow=shadow_note)
+                    cache.put(key, {"status": verdict.status, "gates_run": list(verdict.gates_run), "killed_by": None,
+                                    "detail": verdict.detail, "id": mutant.ident, "judged_by": SHADOW_RUN,
+                                    "shadow": shadow_note})
+                    shutil.rmtree(copy, ignore_errors=True)
+                    return verdict
             judged_by = ""
             judged: tuple[Status, str | None, str] | None
             # On a Dask worker the diff and the base tree travel; None: the scheduler was lost and
@@ -696,10 +743,10 @@ def run_code_mutants(
                 status = "possibly-equivalent"
                 detail = "no observation of any probe changed"
             verdict = MutantVerdict(mutant, status, tuple(ran), killed_by, detail, time.perf_counter() - t0,
-                                    judged_by=judged_by)
+                                    judged_by=judged_by, shadow=shadow_note)
             if status != "error":
                 cache.put(key, {"status": status, "gates_run": ran, "killed_by": killed_by, "detail": detail,
-                                "id": mutant.ident, "judged_by": judged_by})
+                                "id": mutant.ident, "judged_by": judged_by, "shadow": shadow_note})
             shutil.rmtree(copy, ignore_errors=True)
             return verdict
 
@@ -742,6 +789,50 @@ def run_code_mutants(
             check_possibly_equivalent(report, context, inputs=equivalence)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _shadow_run(entries: Sequence[CodeMutant], green: Sequence[GateSpec], reach: Coverage,
+                baseline: Mapping[str, GateResult], suite: Suite, scope: CodeScope, root: Path, shared: Any,
+                pins: Mapping[str, Any], scratch: Scratch, report: CodeReport,
+                tell: Callable[[str], None]) -> dict[str, Outcome]:
+    """One copy with every checkable entry's mutant beside its original, the gates that reach them run
+    on it once; each entry's outcome (``vtgate.mutate.shadow``). Recorded in ``report.shadow``."""
+    started = time.perf_counter()
+    targets, refused = shadow.plan(entries, lambda path: (root / path).read_text(encoding="utf-8"))
+    reaching = {m.digest: [s.name for s in green if _reaches(reach[s.name], m)] for m in entries}
+    wanted = {name for t in targets for name in reaching[t.mutant.digest]}
+    specs = [s for s in green if s.name in wanted]
+    disturbed: dict[str, str] = {}
+    records: dict[str, dict[str, object]] = {}
+    if targets and specs:
+        copy = scratch.plain_copy(root, "shadow")
+        folder = copy.parent / "shadow-records"
+        folder.mkdir()
+        refused.update(shadow.build(copy, targets, folder))
+        tell(f"shadow run: {len(targets)} ledger entries beside their originals, {len(specs)} gates on one copy")
+        shared.serve(copy)
+        try:
+            planned = plan_check(specs, suite, copy, shared, pins=pins, extra_env=scope.env_for(copy))
+            results = judge_check(planned, specs, suite, shared, pins)
+        finally:
+            shared.release(copy)
+        for spec in specs:
+            result = results[spec.name]
+            if result.status != "green":
+                disturbed[spec.name] = f"{result.status}: {result.summary or result.error or ''}".strip()
+            elif not same_observations({spec.name: result}, baseline):
+                disturbed[spec.name] = "an observation changed"
+        records = shadow.read_records(folder)
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)
+    perf = {s.name for s in green if s.kind == "perf"}
+    outcomes = shadow.decide(targets, refused, records, reaching, disturbed, perf)
+    counts = {status: sum(1 for o in outcomes.values() if o.status == status) for status in ("same", "differs", "fallback")}
+    report.shadow = {"entries": len(entries), "checkable": len(targets), "gates": [s.name for s in specs],
+                     "disturbed": dict(disturbed), "seconds": round(time.perf_counter() - started, 3), **counts}
+    tell(f"shadow run: {counts['same']} entries gave the original's results on every call, {counts['differs']} "
+         f"differed, {counts['fallback']} judged by their gates; {time.perf_counter() - started:.1f} s")
+    return outcomes
 
 
 @dataclass(frozen=True)
@@ -794,7 +885,8 @@ def check_ledger(report: CodeReport, context: _EvidenceContext, *, inputs: int, 
     """Every ledger entry no gate killed gets the differential check: a difference refutes it
     (``ledger-refuted``, the witness in its detail), no difference over some inputs verifies it
     (``equivalent``), no evidence at all leaves it ``ledger-unverified``."""
-    pending = [v for v in report.verdicts if v.ledger is not None and v.status not in KILLED and v.status != "error"]
+    pending = [v for v in report.verdicts if v.ledger is not None and v.status not in KILLED
+               and v.status not in ("error", "ledger-refuted")]
     if not pending:
         return
     context.tell(f"ledger: {len(pending)} entries no gate killed; the differential check, {inputs} inputs each "

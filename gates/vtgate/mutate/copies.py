@@ -141,6 +141,19 @@ class Scratch:
         apply_patch(copy, patch, shown)
         return copy
 
+    def plain_copy(self, root: Path, name: str) -> Path:
+        """A copy of the project's files (and linked artifacts) with no patch: the shadow run's start."""
+        assert self.path is not None, "use Scratch as a context manager"
+        copy = self.path / name
+        copy.mkdir()
+        names = self._files.get(root)
+        if names is None:
+            names = self._files[root] = project_files(root)
+        copy_tree(root, copy, names)
+        if self.artifacts and self.project is not None:
+            link_artifacts(self.project, self.artifacts, copy)
+        return copy
+
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> None:
         self.close()

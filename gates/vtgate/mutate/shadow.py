@@ -1,0 +1,363 @@
+"""The shadow run: the ledger's entries checked against every call the suite makes, in one pass.
+
+A ledger entry claims that its mutant changes no output. Judging it the way a mutant is judged (every
+gate that reaches its line, on a copy with the mutant in place) costs a whole suite run per entry. The
+shadow run checks the same claim for all entries at once: one copy of the engine in which each entry's
+function ``f`` is a wrapper that runs the original (the engine goes on with its result) and then every
+mutant of ``f`` on a deep copy of the call's arguments, and compares the outcomes bit for bit
+(``vtgate.mutate.shadowrt``). The gates that reach the entries run once on that copy.
+
+Why that stands in for the gates: if on every call the suite's probes make, the mutant returns (or
+raises) exactly what the original does and leaves its arguments exactly as the original does, then a
+run with the mutant in place makes the same calls with the same values all the way through, and every
+probe observes the same thing. That holds only when the function's effects are its outcome and its
+arguments, so an entry gets a shadow verdict only when all of these are checked:
+
+- its function is a plain ``def`` at module level or in a class (not decorated, not a generator or
+  coroutine), with no ``global`` statement, no store into (and no mutating method call on) a name that
+  is not its own (a module-level cache, a registry): an *effect outside its arguments*, read from its AST;
+- every call of it was copied and compared (a lock or a C object among its arguments: uncheckable);
+- the shadow copy's gates are green with the same observations as the unmutated tree's (running each
+  mutant next to the original must not have disturbed anything a probe sees: a counter bumped twice, a
+  random stream drawn twice), and no gate that reaches it measures time (``perf``);
+- the function was called at least once.
+
+Anything else, and an entry whose mutant differed on some call, is judged the usual way (every
+reaching gate on its own copy); a difference the shadow saw refutes the entry even when no gate sees it.
+What the shadow run cannot see: time and memory (a mutant that is slower or larger but computes the same
+values), and an effect through another function on state outside the arguments that the doubled run
+hides (a set that the original and the mutant both add to, read later)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vtgate.mutate.codemutants import CodeMutant
+
+PREFIX = "_vtshadow_"
+RUNTIME = Path(__file__).resolve().with_name("shadowrt.py")
+MUTATING = frozenset({
+    "append", "extend", "insert", "pop", "popitem", "remove", "clear", "update", "add", "discard",
+    "setdefault", "sort", "reverse", "write", "writelines", "write_text", "write_bytes", "put", "put_nowait",
+    "bump", "inc", "increment", "record", "mkdir", "unlink", "rename", "replace", "touch", "rmdir",
+    "send", "sendall", "acquire", "release", "set", "seed", "shuffle", "__setitem__", "__delitem__",
+    "move_to_end", "appendleft", "extendleft", "popleft",
+})
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where an entry's mutant is wrapped: the file, the classes and the function (``("Engine", "forward")``)."""
+
+    mutant: CodeMutant
+    chain: tuple[str, ...]
+
+
+@dataclass
+class Outcome:
+    """What the shadow run found of one entry (by mutant digest)."""
+
+    status: str  # "same" | "differs" | "fallback"
+    detail: str
+    calls: int = 0
+
+
+@dataclass
+class ShadowRun:
+    outcomes: dict[str, Outcome] = field(default_factory=dict)
+    gates: tuple[str, ...] = ()
+    disturbed: dict[str, str] = field(default_factory=dict)  # gate -> why its shadow result is not the baseline's
+    seconds: float = 0.0
+
+
+def mutated_text(text: str, diff: str) -> str:
+    """Apply a unified diff made by ``codemutants`` (context 3, one file) to ``text``."""
+    lines = text.splitlines(keepends=True)
+    out: list[str] = []
+    position = 0
+    body = diff.splitlines(keepends=True)
+    index = 0
+    while index < len(body):
+        header = re.match(r"@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@", body[index])
+        index += 1
+        if header is None:
+            continue
+        start = int(header.group(1)) - (0 if header.group(2) == "0" else 1)
+        out.extend(lines[position:start])
+        position = start
+        while index < len(body) and not body[index].startswith("@@"):
+            line = body[index]
+            index += 1
+            if line.startswith("\\"):  # "\ No newline at end of file"
+                if out and out[-1].endswith("\n"):
+                    out[-1] = out[-1][:-1]
+                continue
+            tag, content = line[:1], line[1:]
+            if tag in (" ", "-"):
+                if position >= len(lines) or lines[position].rstrip("\r\n") != content.rstrip("\r\n"):
+                    raise ValueError(f"the diff does not match the file at line {position + 1}")
+                position += 1
+            if tag in (" ", "+"):
+                out.append(content)
+    out.extend(lines[position:])
+    return "".join(out)
+
+
+def _find(tree: ast.Module, parts: Sequence[str]) -> tuple[tuple[str, ...], ast.FunctionDef] | str:
+    """The def to wrap for a mutant in ``parts`` (its dotted function): the first function along the
+    path of classes (a nested function is wrapped with its outer one), or why there is none."""
+    scope: list[ast.stmt] = list(tree.body)
+    chain: list[str] = []
+    for part in parts:
+        found = [n for n in scope if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                 and n.name == part]
+        if len(found) != 1:
+            return f"{'.'.join((*chain, part))} is defined {len(found)} times at its level"
+        node = found[0]
+        chain.append(part)
+        if isinstance(node, ast.ClassDef):
+            scope = list(node.body)
+            continue
+        if isinstance(node, ast.AsyncFunctionDef):
+            return "a coroutine"
+        return tuple(chain), node
+    return "in a class body, not in a function"
+
+
+def _root(node: ast.expr) -> ast.expr:
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node
+
+
+def _own_body(node: ast.AST) -> list[ast.AST]:
+    """The nodes of a function without those of the functions, lambdas and classes defined in it."""
+    found: list[ast.AST] = []
+    stack = list(ast.iter_child_nodes(node))
+    while stack:
+        child = stack.pop()
+        found.append(child)
+        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(child))
+    return found
+
+
+def outside_effect(function: ast.FunctionDef, tree: ast.Module) -> str | None:
+    """Why the function may change state outside its arguments (None: its AST shows no such effect)."""
+    if function.decorator_list:
+        return "decorated"
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)) for n in _own_body(function)):
+        return "a generator"
+    local: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            arguments = node.args
+            local.update(a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs))
+            local.update(a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None)
+            if not isinstance(node, ast.Lambda):
+                local.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            local.add(node.id)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            local.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            local.update((a.asname or a.name).split(".")[0] for a in node.names)
+    for node in ast.walk(function):
+        if isinstance(node, ast.Global):
+            return f"declares global {', '.join(node.names)}"
+        targets: list[ast.expr] = []
+        if isinstance(node, (ast.Assign, ast.Delete)):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        for target in targets:
+            for part in ast.walk(target):
+                if isinstance(part, (ast.Attribute, ast.Subscript)):
+                    root = _root(part)
+                    if not isinstance(root, ast.Name) or root.id not in local:
+                        shown = root.id if isinstance(root, ast.Name) else ast.unparse(root)
+                        return f"stores into {shown}, which is not its own (line {getattr(node, 'lineno', '?')})"
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATING:
+            root = _root(node.func.value)
+            if isinstance(root, ast.Name) and root.id not in local:
+                return f"calls {ast.unparse(node.func)}() on a name that is not its own (line {node.lineno})"
+    return None
+
+
+def plan(mutants: Sequence[CodeMutant], read: Callable[[str], str]) -> tuple[list[Target], dict[str, str]]:
+    """Which mutants the shadow can check (their targets) and why the others cannot (digest -> why)."""
+    targets: list[Target] = []
+    refused: dict[str, str] = {}
+    trees: dict[str, ast.Module | str] = {}
+    for mutant in mutants:
+        if mutant.path not in trees:
+            try:
+                trees[mutant.path] = ast.parse(read(mutant.path))
+            except (OSError, SyntaxError, ValueError) as error:
+                trees[mutant.path] = f"{mutant.path} cannot be read: {error}"
+        tree = trees[mutant.path]
+        if isinstance(tree, str):
+            refused[mutant.digest] = tree
+            continue
+        if mutant.function == "<module>":
+            refused[mutant.digest] = "at module level, not in a function"
+            continue
+        found = _find(tree, mutant.function.split("."))
+        if isinstance(found, str):
+            refused[mutant.digest] = found
+            continue
+        chain, node = found
+        why = outside_effect(node, tree)
+        if why is not None:
+            refused[mutant.digest] = f"{'.'.join(chain)}: {why}"
+            continue
+        targets.append(Target(mutant, chain))
+    return targets, refused
+
+
+def _renamed(lines: list[str], node: ast.FunctionDef, new: str) -> list[str]:
+    block = lines[node.lineno - 1 : node.end_lineno]
+    first = re.sub(rf"^(\s*def\s+){re.escape(node.name)}(\s*\()", rf"\g<1>{new}\g<2>", block[0], count=1)
+    if first == block[0]:
+        raise ValueError(f"cannot rename def {node.name} at line {node.lineno}")
+    return [first, *block[1:]]
+
+
+def rewrite(text: str, targets: Sequence[Target], folder: Path) -> str:
+    """The shadow version of one module: each target function wrapped, its mutants beside it."""
+    tree = ast.parse(text)
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    by_def: dict[tuple[str, ...], list[Target]] = {}
+    for target in targets:
+        by_def.setdefault(target.chain, []).append(target)
+    edits: list[tuple[int, int, list[str]]] = []
+    for chain, group in by_def.items():
+        found = _find(tree, chain)
+        assert not isinstance(found, str), found
+        _, node = found
+        end = node.end_lineno or node.lineno
+        tail = lines[end - 1][node.end_col_offset or 0:]
+        if tail.strip() and not tail.strip().startswith("#"):
+            raise ValueError(f"{'.'.join(chain)}: code after the def on line {end}")
+        indent = re.match(r"\s*", lines[node.lineno - 1]).group(0)  # type: ignore[union-attr]
+        name = node.name
+        block = _renamed(lines, node, f"{PREFIX}o_{name}")
+        references = []
+        for index, target in enumerate(group):
+            mutated = ast.parse(mutated_text(text, target.mutant.diff))
+            other = _find(mutated, chain)
+            if isinstance(other, str):
+                raise ValueError(f"{target.mutant.ident}: the mutated module has no {'.'.join(chain)} ({other})")
+            mutated_lines = mutated_text(text, target.mutant.diff).splitlines(keepends=True)
+            if mutated_lines and not mutated_lines[-1].endswith("\n"):
+                mutated_lines[-1] += "\n"
+            block += _renamed(mutated_lines, other[1], f"{PREFIX}m{index}_{name}")
+            references.append(f"{PREFIX}m{index}_{name}")
+        keys = tuple(t.mutant.digest for t in group)
+        owner = ".".join(chain[:-1])
+
+        def ref(local: str, owner: str = owner) -> str:
+            return f"{owner}.__dict__[{local!r}]" if owner else local
+
+        mutants = "".join(f"{ref(r)}, " for r in references)
+        block += [
+            f"{indent}def {name}(*args, **kwargs):  # vtgate mutate: the shadow run's wrapper\n",
+            f"{indent}    return {PREFIX}call({keys!r}, {ref(PREFIX + 'o_' + name)}, ({mutants}), args, kwargs)\n",
+            f"{indent}{PREFIX}wraps({name}, {PREFIX}o_{name}, {name!r})\n",
+        ]
+        edits.append((node.lineno, end, block))
+    for start, end, block in sorted(edits, reverse=True):
+        lines[start - 1 : end] = block
+    first = next((n for n in tree.body if not (isinstance(n, ast.ImportFrom) and n.module == "__future__")
+                  and not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)
+                           and isinstance(n.value.value, str) and n is tree.body[0])), None)
+    at = (first.lineno - 1) if first is not None else len(lines)
+    if first is not None and getattr(first, "decorator_list", None):
+        at = first.decorator_list[0].lineno - 1  # type: ignore[attr-defined]
+    preamble = [
+        f"{PREFIX}ns = {{}}  # vtgate mutate: the shadow run's runtime, read from vtgate by its path\n",
+        f"exec(compile(open({str(RUNTIME)!r}, encoding='utf-8').read(), {str(RUNTIME)!r}, 'exec'), {PREFIX}ns)\n",
+        f"{PREFIX}call = {PREFIX}ns['Shadow']({str(folder)!r})\n",
+        f"{PREFIX}wraps = {PREFIX}ns['Shadow'].wraps\n",
+    ]
+    lines[at:at] = preamble
+    result = "".join(lines)
+    compile(result, "<shadow>", "exec", dont_inherit=True)
+    return result
+
+
+def build(copy: Path, targets: Sequence[Target], folder: Path) -> dict[str, str]:
+    """Rewrite the files of ``copy`` for the targets; a file that cannot be rewritten is left as it is
+    and its targets are returned as refused (digest -> why)."""
+    refused: dict[str, str] = {}
+    by_file: dict[str, list[Target]] = {}
+    for target in targets:
+        by_file.setdefault(target.mutant.path, []).append(target)
+    for path, group in by_file.items():
+        file = copy / path
+        try:
+            file.write_text(rewrite(file.read_text(encoding="utf-8"), group, folder), encoding="utf-8")
+        except (ValueError, SyntaxError, AssertionError) as error:
+            refused.update({t.mutant.digest: f"{path} cannot be rewritten: {error}" for t in group})
+    return refused
+
+
+def read_records(folder: Path) -> dict[str, dict[str, object]]:
+    """digest -> {"calls": lower bound on the calls compared, "differs": detail or None, "uncheckable": why or None}."""
+    found: dict[str, dict[str, object]] = {}
+    largest: dict[tuple[str, str], int] = {}
+    for file in sorted(folder.glob("*.jsonl")):
+        for line in file.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue  # a line cut by a killed process: its call's comparison did not finish
+            entry = found.setdefault(record["k"], {"calls": 0, "differs": None, "uncheckable": None})
+            if record["e"] == "calls":
+                key = (record["k"], record["p"])
+                largest[key] = max(largest.get(key, 0), int(record["n"]))
+            elif record["e"] == "differs" and entry["differs"] is None:
+                entry["differs"] = record["d"]
+            elif record["e"] == "uncheckable" and entry["uncheckable"] is None:
+                entry["uncheckable"] = record["d"]
+    for (digest, _), count in largest.items():
+        found[digest]["calls"] = int(str(found[digest]["calls"])) + count
+    return found
+
+
+def decide(targets: Sequence[Target], refused: Mapping[str, str], records: Mapping[str, Mapping[str, object]],
+           reaching: Mapping[str, Sequence[str]], disturbed: Mapping[str, str], perf: set[str]) -> dict[str, Outcome]:
+    """Each mutant's shadow outcome (see the module docstring for the rules)."""
+    outcomes: dict[str, Outcome] = {digest: Outcome("fallback", why) for digest, why in refused.items()}
+    for target in targets:
+        digest = target.mutant.digest
+        if digest in outcomes:
+            continue
+        record = records.get(digest, {})
+        gates = reaching.get(digest, ())
+        calls = int(record.get("calls", 0) or 0)  # type: ignore[call-overload]
+        if record.get("differs"):
+            outcomes[digest] = Outcome("differs", f"the shadow run saw the mutant differ on a call the suite made: "
+                                                  f"{record['differs']}", calls)
+        elif record.get("uncheckable"):
+            outcomes[digest] = Outcome("fallback", f"a call could not be checked: {record['uncheckable']}", calls)
+        elif not gates:
+            outcomes[digest] = Outcome("fallback", "no gate reaches it")
+        elif [g for g in gates if g in perf]:
+            outcomes[digest] = Outcome("fallback", f"reached by a timing gate ({', '.join(g for g in gates if g in perf)})")
+        elif [g for g in gates if g in disturbed]:
+            bad = next(g for g in gates if g in disturbed)
+            outcomes[digest] = Outcome("fallback", f"the shadow copy's {bad} is not the baseline's: {disturbed[bad]}")
+        elif calls == 0:
+            outcomes[digest] = Outcome("fallback", "the shadow run never called its function")
+        else:
+            outcomes[digest] = Outcome("same", f"the mutant gave the original's results on every call of "
+                                               f"{len(gates)} reaching gates (at least {calls} calls compared)", calls)
+    return outcomes

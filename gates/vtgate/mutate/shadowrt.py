@@ -1,0 +1,233 @@
+"""The runtime of a *shadow run* (``vtgate.mutate.shadow``): in a copy of the engine where a ledger
+entry's function ``f`` is replaced by a wrapper, every call runs the original ``f`` (whose result the
+engine goes on with) and then each mutant of ``f`` on a deep copy of the call's arguments as they were
+before the call, and compares the two outcomes bit for bit: the value returned or the exception raised,
+and the arguments as the call left them (a method's ``self`` included). What a mutant did differently
+is written at once to a record file; so is the count of calls compared (at 1, 2, 4, 8, ...: a lower
+bound), so a process that ends with ``os._exit`` (a fork server's child) loses no difference.
+
+A shadow copy does not import this module: its preamble executes this file by its absolute path (the
+copy may run under an interpreter where vtgate is not installed), so it uses the standard library only.
+
+Record lines (JSON, one per event, appended): ``{"k": KEY, "e": "calls", "n": N, "p": PROCESS}``,
+``{"k": KEY, "e": "differs", "d": DETAIL, "p": ...}`` and ``{"k": KEY, "e": "uncheckable", "d": WHY,
+"p": ...}`` (the call could not be copied or compared: the entry gets no shadow verdict)."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+import struct
+import threading
+import types
+from collections.abc import Callable
+from typing import Any
+
+_ATOMS = (type(None), bool, int, str, bytes, type(Ellipsis))
+_NAMED = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, types.MethodType)
+MAX_DEPTH = 60
+
+
+class Uncheckable(Exception):
+    """A value this runtime cannot compare by content (a lock, a file, a C object without state it sees)."""
+
+
+def fingerprint(value: Any) -> Any:
+    """A nested tuple equal for two values exactly when they hold the same content: arrays by dtype,
+    shape and bytes (so NaN payloads and signed zeros count), floats by their bits, containers in
+    their order, objects by type and attributes, and the aliasing between parts (a second reference
+    to an object already seen is ``("ref", n)``). Raises Uncheckable for anything else."""
+    seen: dict[int, int] = {}
+    keep: list[Any] = []  # keeps the objects alive, so their ids stay unique while fingerprinting
+
+    def walk(item: Any, depth: int) -> Any:
+        if depth > MAX_DEPTH:
+            raise Uncheckable(f"nested deeper than {MAX_DEPTH} levels")
+        if isinstance(item, _ATOMS):
+            return (type(item).__name__, item)
+        if isinstance(item, float):
+            return ("float", struct.pack("<d", item))
+        if isinstance(item, complex):
+            return ("complex", struct.pack("<dd", item.real, item.imag))
+        bound = getattr(item, "__self__", None)
+        if isinstance(item, (types.MethodType, types.BuiltinMethodType)) and bound is not None \
+                and not isinstance(bound, types.ModuleType):  # a bound method: its object is state
+            return ("method", getattr(item, "__qualname__", repr(item)), walk(bound, depth + 1))
+        if isinstance(item, _NAMED):
+            return ("named", getattr(item, "__module__", None), getattr(item, "__qualname__", repr(item)))
+        marker = id(item)
+        if marker in seen:
+            return ("ref", seen[marker])
+        seen[marker] = len(seen)
+        keep.append(item)
+        kind = type(item)
+        module = kind.__module__
+        if module == "numpy" and kind.__name__ == "ndarray" or hasattr(item, "__array_interface__") \
+                and hasattr(item, "tobytes") and hasattr(item, "dtype"):
+            data = item.tobytes(order="A")
+            return ("array", kind.__qualname__, str(item.dtype), tuple(item.shape), bool(item.flags["F_CONTIGUOUS"])
+                    and not item.flags["C_CONTIGUOUS"], hashlib.sha256(data).hexdigest())
+        if module == "numpy" and hasattr(item, "dtype") and hasattr(item, "tobytes"):  # a NumPy scalar
+            return ("scalar", str(item.dtype), item.tobytes())
+        if kind.__name__ == "dtype" and module == "numpy":
+            return ("dtype", str(item))
+        if isinstance(item, (list, tuple)):
+            return (kind.__qualname__, tuple(walk(x, depth + 1) for x in item))
+        if isinstance(item, dict):
+            return (kind.__qualname__, tuple((walk(k, depth + 1), walk(v, depth + 1)) for k, v in item.items()))
+        if isinstance(item, (set, frozenset)):
+            return (kind.__qualname__, tuple(sorted(repr(walk(x, depth + 1)) for x in item)))
+        if isinstance(item, BaseException):
+            return ("exception", kind.__module__, kind.__qualname__, walk(item.args, depth + 1))
+        if hasattr(item, "bit_generator") and hasattr(item.bit_generator, "state"):  # numpy.random.Generator
+            return ("generator", kind.__qualname__, walk(item.bit_generator.state, depth + 1))
+        if hasattr(item, "getstate") and kind.__module__ == "random":  # random.Random
+            return ("random", walk(item.getstate(), depth + 1))
+        if isinstance(item, os.PathLike):
+            return ("path", kind.__qualname__, os.fspath(item))
+        state: list[Any] = []
+        if hasattr(item, "__dict__"):
+            state.append(walk(vars(item), depth + 1))
+        for klass in kind.__mro__:
+            for slot in getattr(klass, "__slots__", ()):
+                if isinstance(slot, str) and slot not in ("__dict__", "__weakref__") and hasattr(item, slot):
+                    state.append((slot, walk(getattr(item, slot), depth + 1)))
+        if not state and kind.__module__ == "builtins" and kind not in (object,):
+            raise Uncheckable(f"a {kind.__qualname__} (no state this check can read)")
+        if not state and not hasattr(item, "__dict__") and kind is not object:
+            raise Uncheckable(f"a {kind.__module__}.{kind.__qualname__} (no state this check can read)")
+        return ("object", module, kind.__qualname__, tuple(state))
+
+    return walk(value, 0)
+
+
+def first_difference(mine: Any, theirs: Any, where: str = "") -> str:
+    """Where two fingerprints part, for the record: ``result[2]: array float32 (4, 8)``."""
+    if type(mine) is not tuple or type(theirs) is not tuple or len(mine) != len(theirs) or not mine \
+            or mine[0] != theirs[0]:
+        return f"{where or 'the value'}: {_shown(mine)} vs {_shown(theirs)}"
+    if mine[0] in ("array", "scalar", "float", "complex", "dtype") or mine[0] in ("int", "str", "bool"):
+        return f"{where or 'the value'}: {_shown(mine)} vs {_shown(theirs)}"
+    for index, (a, b) in enumerate(zip(mine, theirs, strict=True)):
+        if a != b:
+            return first_difference(a, b, f"{where}[{index}]" if where else f"[{index}]")
+    return where or "the value"
+
+
+def _shown(part: Any) -> str:
+    if type(part) is tuple and part and part[0] == "array":
+        return f"array {part[2]} {part[3]} sha256 {part[5][:12]}"
+    if type(part) is tuple and part and part[0] == "float":
+        return f"float {struct.unpack('<d', part[1])[0]!r}"
+    text = repr(part)
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+class Shadow:
+    """The callable a shadow copy's wrappers call: ``shadow(keys, original, mutants, args, kwargs)``."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        self.lock = threading.Lock()
+        self.inside = threading.local()
+        self._reset()
+
+    def _reset(self) -> None:
+        self.pid = os.getpid()
+        self.process = f"{self.pid}-{os.urandom(4).hex()}"
+        self.calls: dict[str, int] = {}
+        self.done: set[str] = set()  # a difference or an uncheckable call was recorded: mutant no longer run
+
+    def _record(self, key: str, event: str, **fields: Any) -> None:
+        line = json.dumps({"k": key, "e": event, "p": self.process, **fields}) + "\n"
+        path = os.path.join(self.folder, f"{self.pid}.jsonl")
+        descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(descriptor, line.encode("utf-8"))
+        finally:
+            os.close(descriptor)
+
+    def __call__(self, keys: tuple[str, ...], original: Callable[..., Any], mutants: tuple[Callable[..., Any], ...],
+                 args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if getattr(self.inside, "active", False):  # inside a mutant: the functions it calls run as they are
+            return original(*args, **kwargs)
+        with self.lock:
+            if os.getpid() != self.pid:  # a forked child: its records are its own
+                self._reset()
+            wanted = [(key, mutant) for key, mutant in zip(keys, mutants, strict=True) if key not in self.done]
+        pristine: Any = None
+        why = ""
+        if wanted:
+            try:
+                pristine = copy.deepcopy((args, kwargs))
+            except Exception as error:  # noqa: BLE001 - what cannot be copied cannot be compared
+                why = f"the arguments cannot be deep-copied ({type(error).__name__}: {error})"
+        raised: BaseException | None = None
+        try:
+            result = original(*args, **kwargs)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as error:  # noqa: BLE001 - compared, then raised again
+            raised, result = error, None
+        if wanted:
+            self._compare(wanted, pristine, why, raised, result, args, kwargs)
+        if raised is not None:
+            raise raised
+        return result
+
+    def _compare(self, wanted: list[tuple[str, Callable[..., Any]]], pristine: Any, why: str,
+                 raised: BaseException | None, result: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        expected: Any = None
+        if not why:
+            try:
+                expected = fingerprint((("raised", raised) if raised is not None else ("returned", result), args, kwargs))
+            except Uncheckable as error:
+                why = f"the outcome cannot be compared: {error}"
+        for index, (key, mutant) in enumerate(wanted):
+            if why:
+                self._finish(key, "uncheckable", why)
+                continue
+            call = pristine if index == len(wanted) - 1 else copy.deepcopy(pristine)
+            self.inside.active = True
+            try:
+                outcome: Any = ("returned", mutant(*call[0], **call[1]))
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as error:  # noqa: BLE001 - an exception is an outcome
+                outcome = ("raised", error)
+            finally:
+                self.inside.active = False
+            try:
+                got = fingerprint((outcome, call[0], call[1]))
+            except Uncheckable as error:
+                self._finish(key, "uncheckable", f"the mutant's outcome cannot be compared: {error}")
+                continue
+            if got != expected:
+                parts = ("the outcome", "the positional arguments after the call", "the keyword arguments after the call")
+                mine, theirs = expected[1], got[1]  # ("tuple", (outcome, args, kwargs))
+                part = next((i for i in range(3) if mine[i] != theirs[i]), 0)
+                where = first_difference(mine[part], theirs[part])
+                self._finish(key, "differs", f"call {self.calls.get(key, 0) + 1}: {parts[part]} differ ({where})")
+                continue
+            with self.lock:
+                count = self.calls[key] = self.calls.get(key, 0) + 1
+            if count & (count - 1) == 0:  # 1, 2, 4, 8, ...
+                self._record(key, "calls", n=count)
+
+    def _finish(self, key: str, event: str, detail: str) -> None:
+        with self.lock:
+            if key in self.done:
+                return
+            self.done.add(key)
+        self._record(key, event, d=detail)
+
+    @staticmethod
+    def wraps(wrapper: Callable[..., Any], original: Callable[..., Any], name: str) -> None:
+        """The wrapper looks like the original to introspection (name, qualname, doc, signature)."""
+        wrapper.__name__ = name
+        wrapper.__qualname__ = original.__qualname__.replace(f"_vtshadow_o_{name}", name)
+        wrapper.__doc__ = original.__doc__
+        wrapper.__module__ = original.__module__
+        wrapper.__wrapped__ = original  # type: ignore[attr-defined]
