@@ -91,19 +91,20 @@ def render_code(report: CodeReport, console: Console) -> None:
             f"gate killed it and the differential check found no difference over its inputs, at most "
             f"{report.ledger_inputs} each, seed {report.seed}; {ledger['verified_by_shadow']} of them through the "
             f"shadow run), {ledger['refuted_by_gate']} refuted by a gate, "
-            f"{ledger['refuted_by_difference']} refuted by the differential check, {ledger['refuted_by_shadow']} by "
-            f"the shadow run, {ledger['unverified']} unverified (no evidence); versions {_versions(report.versions)}",
+            f"{ledger['refuted_by_difference']} refuted by the differential check, {ledger['unverified']} unverified (no evidence); versions {_versions(report.versions)}",
             to=console)
     if report.shadow:
         run = report.shadow
         say("shadow run", f": {run['checkable']} of {run['entries']} entries checkable, {len(run['gates'])} gates "
             f"run once in {run['seconds']:.1f} s: {run['same']} gave the original's results on every call, "
-            f"{run['differs']} differed, {run['fallback']} judged by their own gates"
+            f"{run['differs']} differed on some call, {run['fallback']} more could not be "
+            f"checked; the {run['differs'] + run['fallback']} were judged by their own gates"
             + (f"; gates whose shadow result was not the baseline's: {', '.join(sorted(run['disturbed']))}"
                if run["disturbed"] else ""), to=console)
         for verdict in report.verdicts:
-            if verdict.shadow.startswith("fallback: ") and not verdict.cached:
-                say(f"  {verdict.mutant.ident}: judged by its gates, {verdict.shadow[len('fallback: '):]}", to=console)
+            if verdict.shadow.startswith(("fallback: ", "differs: ")) and not verdict.cached:
+                why = verdict.shadow.split(": ", 1)[1]
+                say(f"  {verdict.mutant.ident}: judged by its gates, {why}", to=console)
     cached = len(report.verdicts) - report.evaluated
     headline = ("ok", "green") if report.exit_code == 0 else ("below the minimum score", "bold red")
     say(headline, f": mutation score {_percent(report.score_verified)} with the ledger verified ({report.killed} "

@@ -204,10 +204,7 @@ class CodeReport:
         return {"entries": len(checks),
                 "verified": sum(1 for v in checks if v.ledger is not None and v.ledger.verdict == "verified"),
                 "refuted_by_gate": sum(1 for v in checks if v.status in KILLED),
-                "refuted_by_difference": sum(1 for v in checks if v.status == "ledger-refuted" and v.ledger is not None
-                                             and v.ledger.refuted_by != SHADOW_RUN),
-                "refuted_by_shadow": sum(1 for v in checks if v.status == "ledger-refuted" and v.ledger is not None
-                                         and v.ledger.refuted_by == SHADOW_RUN),
+                "refuted_by_difference": sum(1 for v in checks if v.status == "ledger-refuted"),
                 "verified_by_shadow": sum(1 for v in checks if v.ledger is not None and v.ledger.verdict == "verified"
                                           and v.shadow.startswith("same")),
                 "unverified": sum(1 for v in checks if v.status == "ledger-unverified"),
@@ -582,13 +579,14 @@ def run_code_mutants(
     say: Callable[[str], None] | None = None,
     executor: ExecutorSettings | None = None,
     equivalence: int | None = None,
-    use_shadow: bool = True,
+    use_shadow: bool = False,
 ) -> CodeReport:
     """Generate, sample and judge code mutants (see the module docstring). Raises SuiteError for a bad
     scope or ledger (exit 2). ``executor``: judge the mutants on a Dask cluster (docs/distributed.md;
     None or local: this machine); the baseline and coverage stay here. ``equivalence``: the
     differential check's inputs per mutant, for the ledger's entries (default ``LEDGER_INPUTS``) and,
-    when given, for every possibly-equivalent mutant too. ``use_shadow``: check the ledger's entries in one
+    when given, for every possibly-equivalent mutant too. ``use_shadow`` (``--shadow``, off by default: slower
+    than judging each entry on this project's engine, docs/mutate.md): check the ledger's entries in one
     shadow run (``vtgate.mutate.shadow``) and judge by their gates only those it cannot vouch for."""
     from vtgate.mutate.remotemutants import remote_mutants  # (it imports this module)
 
@@ -674,12 +672,6 @@ def run_code_mutants(
                 refuted = LedgerCheck(entry.reason, "refuted", verdict.killed_by, verdict.detail, entry.confirmed_under,
                                       note)
                 return dataclasses.replace(verdict, ledger=refuted)
-            if verdict.shadow.startswith("differs: "):  # no gate saw it, but a call of the suite did
-                seen = verdict.shadow[len("differs: "):]
-                return dataclasses.replace(verdict, status="ledger-refuted",
-                                           detail=f"the ledger says equivalent, but {seen}",
-                                           ledger=LedgerCheck(entry.reason, "refuted", SHADOW_RUN, seen,
-                                                              entry.confirmed_under, note))
             # no gate killed it: the differential check decides, once every mutant is judged
             return dataclasses.replace(verdict, ledger=LedgerCheck(entry.reason, "unverified", None, "",
                                                                    entry.confirmed_under, note))

@@ -23,7 +23,9 @@ arguments, so an entry gets a shadow verdict only when all of these are checked:
 - the function was called at least once.
 
 Anything else, and an entry whose mutant differed on some call, is judged the usual way (every
-reaching gate on its own copy); a difference the shadow saw refutes the entry even when no gate sees it.
+reaching gate on its own copy, then the differential check). A difference the shadow saw is reported
+but refutes nothing by itself: a function that reads a clock or a process-wide counter gives the
+original and its mutant different values on the same call without either being wrong.
 What the shadow run cannot see: time and memory (a mutant that is slower or larger but computes the same
 values), and an effect through another function on state outside the arguments that the doubled run
 hides (a set that the original and the mutant both add to, read later)."""
