@@ -88,7 +88,8 @@ KILLED: frozenset[str] = frozenset({"killed", "killed-by-crash", "killed-by-time
 SHADOW_RUN = "the shadow run"
 UNPROVEN: frozenset[str] = frozenset({"ledger-refuted", "ledger-unverified"})  # ledger entries the check did not verify
 CACHE_VERSION = 2
-SHADOW_VERSION = "shadow-1"  # in an entry's cache key: a verdict the shadow run may have decided
+# In an entry's cache key: a verdict the shadow run may have decided depends on its code and runtime too.
+SHADOW_VERSION = hashlib.sha256(Path(shadow.__file__).read_bytes() + shadow.RUNTIME.read_bytes()).hexdigest()
 CODE_KEYS = frozenset({"paths", "exclude", "include_functions", "exclude_functions", "operators", "equivalents",
                        "env", "dependencies"})
 DEPENDENCIES: tuple[str, ...] = ("numpy", "ml_dtypes")  # whose versions decide a verdict, with Python's
