@@ -37,6 +37,7 @@ reads), never against the code under test:
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import os
@@ -47,6 +48,7 @@ import zipfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -185,6 +187,17 @@ def _logits(model: Model, ids: list[int]) -> np.ndarray:
         engine.close()
 
 
+def _safetensors_metadata(directory: Path) -> dict[str, Any]:
+    """Each .safetensors file of ``directory`` -> the metadata of its header (None when it has none)."""
+    from safetensors import safe_open
+
+    found: dict[str, Any] = {}
+    for file in sorted(directory.glob("*.safetensors")):
+        with safe_open(str(file), framework="numpy") as handle:
+            found[file.name] = handle.metadata()
+    return found
+
+
 def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
 
@@ -236,11 +249,16 @@ def checkpoint_roundtrips(seed: int, count: int, root: Path) -> tuple[dict[str, 
             written_to = Path(save_checkpoint(root / f"s{i}", config, laid))
             saved_config, saved = load_checkpoint(written_to)
             mode = written_to.stat().st_mode & 0o777
+            headers = _safetensors_metadata(written_to)
             if _fields(saved_config) == _fields(config) and sorted(saved) == sorted(tensors) \
-                    and all(_same_bits(saved[n], tensors[n]) for n in tensors) and mode == 0o755:
+                    and all(_same_bits(saved[n], tensors[n]) for n in tensors) and mode == 0o755 \
+                    and headers and all(m == {"format": "pt"} for m in headers.values()):
                 counts["checkpoint_saved_ok"] += 1
             elif mode != 0o755:
                 failures.append(f"{label}: save_checkpoint made its directory mode {mode:#o}, not 0o755")
+            elif not headers or any(m != {"format": "pt"} for m in headers.values()):
+                failures.append(f"{label}: save_checkpoint's safetensors metadata is {headers}, not "
+                                "{'format': 'pt'} in every file (docs/checkpoints.md)")
             else:
                 failures.append(f"{label}: save_checkpoint then load_checkpoint is not the config and tensors saved")
         except Exception as error:  # noqa: BLE001 - a refusal of valid tensors is the verdict
@@ -305,8 +323,6 @@ def _refusals(config: ModelConfig) -> list[tuple[str, Callable[[Path], None], st
          "rope_parameters"),
         ("head_dim not hidden/heads", _edit_config(head_dim=config.head_dim * 2), "head_dim"),
         ("hidden_size missing", _edit_config(hidden_size=_DROP), "hidden_size"),
-        ("vocab_size a string", _edit_config(vocab_size=str(config.vocab_size)), "vocab_size"),
-        ("num_hidden_layers true", _edit_config(num_hidden_layers=True), "num_hidden_layers"),
         ("intermediate_size 0", _edit_config(intermediate_size=0), "intermediate_size"),
         ("heads not a multiple of kv heads", _edit_config(num_key_value_heads=config.n_heads + 1),
          "num_key_value_heads"),
@@ -328,7 +344,29 @@ def _refusals(config: ModelConfig) -> list[tuple[str, Callable[[Path], None], st
         ("an untied head that is not the embedding", _tied_with_other_head, "lm_head.weight"),
         ("a shard listed but missing", _missing_shard, "model-00002-of-00002.safetensors"),
         ("a tensor in a shard the index does not name", _wrong_shard, "index"),
+        *_mistyped(config),
     ]
+
+
+# The numeric keys of config.json and the type each must have (docs/checkpoints.md). JSON's true is
+# not a number here even though Python's bool is an int: a config that says true means a mistake.
+INT_KEYS = ("hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
+            "vocab_size", "max_position_embeddings")
+FLOAT_KEYS = ("rms_norm_eps", "rope_theta")
+
+
+def _mistyped(config: ModelConfig) -> list[tuple[str, Callable[[Path], None], str]]:
+    """Every numeric key of config.json given a value of each wrong JSON type: a boolean, the number
+    as a string, the number in a list. Each must be refused naming the key, the value and its type
+    (a later check tripping over the value by chance is not the refusal)."""
+    hf = config_to_hf(config)
+    cases = []
+    for key in (*INT_KEYS, *FLOAT_KEYS):
+        number = hf[key]
+        for value in (True, str(number), [number]):
+            cases.append((f"{key} {json.dumps(value)}", _edit_config(**{key: value}),
+                          f"'{key}' is {value!r} ({type(value).__name__})"))
+    return cases
 
 
 def _tied_with_other_head(directory: Path) -> None:
@@ -666,6 +704,35 @@ def _signalled(sig: int) -> tuple[int | None, str]:
         return None, "still running 60 s after the signal"
 
 
+def _ignore_sigterm() -> None:
+    import signal as signals
+
+    signals.signal(signals.SIGINT, signals.SIG_DFL)
+    signals.signal(signals.SIGTERM, signals.SIG_IGN)
+
+
+def _ignoring_sigterm() -> tuple[int | None, str]:
+    """A short ``vtengine bench`` started with SIGTERM ignored (as ``nohup`` and a shell's background
+    jobs start it), sent SIGTERM every 0.1 s until it ends: an ignored signal is the parent's choice,
+    so the run finishes (exit 0). (exit code, the end of stderr)."""
+    import signal as signals
+    import time
+
+    child = subprocess.Popen([sys.executable, "-m", "vtengine", "bench", "--tokens", "24", "--runs", "2"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=_cli_env(),
+                             preexec_fn=_ignore_sigterm)
+    deadline = time.monotonic() + 120
+    while child.poll() is None and time.monotonic() < deadline:
+        child.send_signal(signals.SIGTERM)
+        time.sleep(0.1)
+    if child.poll() is None:
+        child.kill()
+        child.communicate()
+        return None, "still running after 120 s"
+    _, err = child.communicate(timeout=60)
+    return child.returncode, err.strip()[-200:]
+
+
 def cli_properties(root: Path, observe: dict[str, Callable[..., Any]]) -> tuple[dict[str, int], Failures]:
     """``observe``: the in-process calls the CLI's JSON is compared with (``generate``,
     ``teacher_forced`` of vtengine.probes, which imports this module, so it passes them in).
@@ -700,6 +767,11 @@ def cli_properties(root: Path, observe: dict[str, Callable[..., Any]]) -> tuple[
         ("score --prompt alone", ["score", "--prompt", "a"], {}, 2, "--reference"),
         ("score --ids with an empty entry", ["score", "--ids", "5,,17"], {}, 2, "--ids"),
         ("bench past the context", ["bench", "--tokens", "5000"], {}, 2, "context"),
+        # bench's own edges: a timed run and its 2-token warm-up must both fit (docs/engine.md), so the
+        # first prompt length past the edge for 1, 2 and 3 tokens is a usage error, never an internal one.
+        *[(f"bench --prompt-tokens {edge} --tokens {t}, one past the edge",
+           ["bench", "--prompt-tokens", str(edge), "--tokens", str(t), "--runs", "1"], {}, 2, "context")
+          for t in (1, 2, 3) for edge in [ModelConfig().max_context - max(t, 2) + 2]],
         ("export", ["export", "vt-tiny", str(good)], {}, 0, ""),
         ("generate text on a model of ids", ["generate", "--prompt", "hi", "--tokens", "2", "--model", str(ids_only)],
          {}, 2, "vocab_size 61"),
@@ -771,6 +843,8 @@ def cli_properties(root: Path, observe: dict[str, Callable[..., Any]]) -> tuple[
     for sig, code in ((signals.SIGTERM, 143), (signals.SIGINT, 130)):
         ended, said = _signalled(sig)
         checks[f"{sig.name} ends bench with {code}, saying so"] = ended == code and "interrupted: vtengine bench" in said
+    ended, said = _ignoring_sigterm()
+    checks[f"SIGTERM ignored by the parent (nohup) stays ignored: bench ends 0 (exit {ended}: {said!r})"] = ended == 0
     counts["cli_cases"] += len(checks)
     for label, ok in checks.items():
         counts["cli_cases_ok"] += int(bool(ok))
@@ -791,7 +865,7 @@ def arm_properties() -> tuple[dict[str, int], Failures]:
 
     from vtengine.arms import ARMS, KERNELS, select_arms
 
-    counts = {"arm_rows": 0, "arm_rows_ok": 0, "arm_registry_ok": 0}
+    counts = {"arm_rows": 0, "arm_rows_ok": 0, "arm_registry_ok": 0, "arm_lookup_ok": 0}
     failures: Failures = []
     names = list(FLAGS.values())
     for bits in product((False, True), repeat=len(names)):
@@ -804,6 +878,21 @@ def arm_properties() -> tuple[dict[str, int], Failures]:
         counts["arm_rows_ok"] += int(got == want)
         if got != want:
             failures.append(f"arms: flags {row} select {got}, documented {want}")
+    # arm(kernel, name) is the registry's entry of that kernel and that name, for every pair (a name
+    # such as "default" is in several kernels), and a pair the registry lacks is a KeyError naming it.
+    from vtengine.arms import arm as lookup
+
+    found = [(a.kernel, a.name, lookup(a.kernel, a.name)) for a in ARMS]
+    wrong = [f"{k}/{n} -> {got.kernel}/{got.name}" for k, n, got in found if (got.kernel, got.name) != (k, n)]
+    try:
+        lookup("gemv", "scalar_fma")
+        wrong.append("gemv/scalar_fma (an attention arm) was found")
+    except KeyError as error:
+        if "scalar_fma" not in str(error):
+            wrong.append(f"the KeyError for gemv/scalar_fma does not name it: {error}")
+    counts["arm_lookup_ok"] = int(not wrong)
+    if wrong:
+        failures.append(f"arms: arm(kernel, name) is not the registry's entry: {wrong}")
     defaults = {k: [a.name for a in ARMS if a.kernel == k and a.default] for k in KERNELS}
     knobbed = all((a.knob is None) == a.default and (a.default or a.knob in FLAGS) for a in ARMS)
     if all(v == ["default"] for v in defaults.values()) and knobbed:
@@ -862,6 +951,24 @@ def provenance_properties(root: Path) -> tuple[dict[str, int], Failures]:
     checks["restored, it is the first hash again"] = source_tree_hash(copy) == first
     checks["observations carry the running package's hash"] = (
         source_info()["source_tree_hash"] == source_tree_hash(package_dir()))
+    # Bytes, not text: each edit below leaves the text that universal newlines, a BOM-aware or a
+    # whitespace-blind reader would see, and each still changes the hash.
+    for label, edit in (("CRLF line ends", lambda b: b.replace(b"\n", b"\r\n")),
+                        ("a lone CR", lambda b: b.replace(b"\n", b"\r", 1)),
+                        ("a UTF-8 BOM", lambda b: b"\xef\xbb\xbf" + b),
+                        ("a trailing newline", lambda b: b + b"\n")):
+        target.write_bytes(edit(original))
+        checks[f"{label} in a module changes it"] = source_tree_hash(copy) != first
+        target.write_bytes(original)
+    # Containment is by path components: a directory whose path is a prefix of the package's as a
+    # string (".../vtengin", a sibling ".../vtengine_backup" seen from the other side) is not its tree.
+    running = package_dir()
+    for sibling in (running.parent / running.name[:-1], running.parent / f"{running.name}-old"):
+        try:
+            check_single_tree(sibling)
+            checks[f"the modules of {running.name}/ are not of {sibling.name}/"] = False
+        except MixedImportsError:
+            checks[f"the modules of {running.name}/ are not of {sibling.name}/"] = True
     try:
         check_single_tree(copy)
         checks["a tree that supplied no loaded module is refused"] = False
@@ -945,9 +1052,148 @@ def call_properties(seed: int) -> tuple[dict[str, int], Failures]:
                 for r, c in enumerate(ctxs))
         except Exception:  # noqa: BLE001 - a refusal of valid rows breaks the documented contract
             checks[f"paged_attention_rows, rows in any order, is one call per row ({arm})"] = False
+    # Causal for every value: a row never reads a position at or past its context, so a NaN or an inf
+    # written there (in K or in V, by a bug upstream or a poisoned cache block) leaves that row's bits as
+    # they were; only the rows that attend the position may change. Every arm, rows in any order.
+    for arm in ("default", "scalar_fma", "bfdot"):
+        try:
+            clean = paged_attention_rows(rows, k_cache, v_cache, table, ctxs, scale, arm)
+        except Exception:  # noqa: BLE001 - a refusal of valid rows is the verdict, said above
+            checks[f"paged_attention_rows ({arm}) runs on rows in any order"] = False
+            continue
+        for where, bad in (("V", np.float32(np.nan)), ("K", np.float32(np.inf)), ("V", np.float32(-np.inf))):
+            position = int(np.sort(ctxs)[1])  # some rows end before it, some attend it
+            block, offset = int(table[position // bs]), position % bs
+            k_bad, v_bad = k_cache.copy(), v_cache.copy()
+            if where == "V":
+                v_bad[:, block, offset, :] = bad
+            else:
+                k_bad[:, :, block, offset] = bad
+            try:
+                with np.errstate(invalid="ignore", over="ignore"):  # the rows that attend it turn NaN
+                    out = paged_attention_rows(rows, k_bad, v_bad, table, ctxs, scale, arm)
+                kept = all(_same_bits(out[r], clean[r]) for r, c in enumerate(ctxs) if c <= position)
+            except Exception:  # noqa: BLE001 - a refusal of valid rows breaks the documented contract
+                kept = False
+            checks[f"paged_attention_rows ({arm}): {bad} in {where} at position {position} leaves the rows "
+                   f"that end before it"] = kept
+    # Every call's margins are top-1 minus top-2 of the float32 logits it returns, in float64: exact
+    # (two float32 values differ by a float64 exactly), on a model whose top-2 is often far below its top-1.
+    # The check must reach such margins: models are drawn until a score holds at least 3 (bounded).
+    wide_engine, prompt, reached = None, [0], 0
+    for _ in range(8):
+        wide = replace(config, name="margins", vocab_size=8, seed=int(rng.integers(2**31)))
+        tensors = generate_tensors(wide)
+        tensors["lm_head.weight"] = tensors["lm_head.weight"] * np.float32(40.0)
+        wide_engine = Engine(Model(wide, tensors), Knobs())
+        prompt = rng.integers(0, 8, 40).tolist()
+        top32 = np.sort(wide_engine.score(prompt).logits, axis=-1)[:, -2:]
+        reached = int(np.sum((top32[:, 1] - top32[:, 0]).astype(np.float64)
+                             != top32[:, 1].astype(np.float64) - top32[:, 0]))
+        if reached >= 3:
+            break
+        wide_engine.close()
+    assert wide_engine is not None
+    checks["margins: a drawn model has margins a float32 subtraction rounds"] = reached >= 3
+    results: dict[str, Any] = {"score": wide_engine.score(prompt), "generate": wide_engine.generate(prompt[:3], 6),
+                               "generate_recompute": wide_engine.generate_recompute(prompt[:3], 6),
+                               "generate_batch": wide_engine.generate_batch([prompt[:3], prompt[:5]], 4)[1]}
+    wide_engine.close()
+    for decoding, result in results.items():
+        top = np.sort(np.asarray(result.logits, np.float32), axis=-1)[:, -2:].astype(np.float64)
+        exact = (top[:, 1] - top[:, 0]).tolist()
+        checks[f"{decoding}: margins are the float64 difference of its top-2 float32 logits"] = (
+            len(result.margins) == len(exact) and all(
+                float(m).hex() == float(x).hex() for m, x in zip(result.margins, exact, strict=False)))
     counts = {"call_checks": len(checks), "call_checks_ok": sum(checks.values())}
     return counts, [f"calls: {label}: no" for label, ok in checks.items() if not ok]
 
+
+
+# -- rounding: the numerics kernels against exact arithmetic ---------------------------------------
+
+
+def _nearest_f32(exact: Fraction) -> np.float32:
+    """The float32 nearest to the rational ``exact`` (ties to an even significand): by definition,
+    from the three float32 values around the float64 nearest to it."""
+    guess = np.float32(float(exact))
+    around = [np.nextafter(guess, np.float32(-np.inf)), guess, np.nextafter(guess, np.float32(np.inf))]
+    return min(around, key=lambda v: (abs(Fraction(float(v)) - exact), int(np.array(v).view(np.uint32)) & 1))
+
+
+def _tie_heavy_f32(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """a, b, c whose product a*b lands on or next to a float32 rounding midpoint (significands of 13
+    bits, so a*b has up to 26), and c far smaller, either sign: where one rounding and two differ."""
+    def short(size: int) -> np.ndarray:
+        mant = (2**12 + rng.integers(1, 2**12, size)) * rng.choice([-1.0, 1.0], size)
+        return (mant * 2.0 ** rng.integers(-14, 2, size)).astype(np.float32)
+
+    a, b = short(n), short(n)
+    c = (rng.choice([-1.0, 1.0], n) * 2.0 ** rng.integers(-80, -20, n)).astype(np.float32)
+    return a, b, c
+
+
+def rounding_properties(seed: int) -> tuple[dict[str, int], Failures]:
+    """``fma_f32`` is the correctly rounded float32 ``a*b + c`` (exact rational arithmetic rounded
+    once, ties to even) on inputs drawn at rounding midpoints and on ordinary ones, both signs;
+    ``round_bf16`` is the nearest bf16, ties to even, on every kind of float32 (midpoints, the largest
+    finite, subnormals, infinities; NaN stays NaN); ``sum_sequential`` is its written left-to-right
+    float32 sum on drawn shapes, axes and memory layouts."""
+    from vtengine.numerics import fma_f32, round_bf16, sum_sequential
+
+    rng = np.random.Generator(np.random.PCG64(seed + 7))
+    counts = {"rounding_cases": 0, "rounding_ok": 0}
+    failures: Failures = []
+
+    def verdict(label: str, bad: list[str]) -> None:
+        counts["rounding_cases"] += 1
+        counts["rounding_ok"] += int(not bad)
+        if bad:
+            failures.append(f"rounding: {label}: {len(bad)} wrong, first {bad[0]}")
+
+    hard = _tie_heavy_f32(rng, 600)
+    plain = tuple(rng.standard_normal(600).astype(np.float32) * np.float32(4) for _ in range(3))
+    for label, (a, b, c) in (("fma_f32 at rounding midpoints", hard), ("fma_f32 on ordinary inputs", plain)):
+        got = fma_f32(a, b, c)
+        bad = []
+        for x, y, z, r in zip(a.tolist(), b.tolist(), c.tolist(), got.tolist(), strict=True):
+            want = float(_nearest_f32(Fraction(x) * Fraction(y) + Fraction(z)))
+            if float(r).hex() != want.hex():
+                bad.append(f"{x.hex()} * {y.hex()} + {z.hex()}: {float(r).hex()}, exact rounding {want.hex()}")
+        verdict(label, bad)
+    bits = rng.integers(0, 2**32, 4000, dtype=np.uint64).astype(np.uint32)
+    bits[:1000] = (bits[:1000] & np.uint32(0xFFFF0000)) | np.uint32(0x8000)  # exact midpoints
+    bits[1000:1010] = [0x7F7FFFFF, 0xFF7FFFFF, 0x7F7F8000, 0x00000001, 0x80008000, 0x00018000, 0x7F800000,
+                       0xFF800000, 0x00000000, 0x80000000]  # largest finite, its midpoint, subnormals, inf, zeros
+    values = bits.view(np.float32)
+    finite = np.isfinite(values)
+    with np.errstate(over="ignore"):
+        rounded = round_bf16(values)
+    up = bits.astype(np.uint64) + 0x7FFF + ((bits.astype(np.uint64) >> 16) & 1)  # nearest-even on the bits
+    want_bits = ((up >> 16) << 16).astype(np.uint32)
+    nearest = np.where(finite, want_bits.view(np.float32), values)
+    same = (rounded.view(np.uint32) == nearest.view(np.uint32)) | (np.isnan(rounded) & np.isnan(values))
+    verdict("round_bf16 is the nearest bf16, ties to even", [
+        f"{int(b):#010x}: {float(r)!r}, nearest-even {float(w)!r}" for b, r, w, ok in
+        zip(bits, rounded, nearest, same, strict=True) if not ok])
+    bad = []
+    for trial in range(40):
+        shape = tuple(int(n) for n in rng.integers(1, 6, int(rng.integers(1, 4))))
+        x = (rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 4, shape)).astype(np.float32)
+        if trial % 3 == 1:
+            x = np.asfortranarray(x)
+        elif trial % 3 == 2 and x.ndim > 1:
+            x = np.swapaxes(x, 0, -1)
+        axis = int(rng.integers(-x.ndim, x.ndim))
+        moved = np.moveaxis(x, axis, 0)
+        total = np.zeros(moved.shape[1:], np.float32)
+        for part in moved:
+            total = (total + part).astype(np.float32)
+        got = sum_sequential(x, axis)
+        if got.shape != total.shape or got.tobytes() != total.tobytes():
+            bad.append(f"shape {x.shape} axis {axis}: not the left-to-right float32 sum")
+    verdict("sum_sequential is the left-to-right float32 sum", bad)
+    return counts, failures
 
 
 # -- quantization edges, parameters, environment ---------------------------------------------------
@@ -1144,6 +1390,9 @@ def model_cache_properties(root: Path) -> tuple[dict[str, int], Failures]:
     blocked.write_text("a file where the cache folder's parent should be")
     cases["a cache folder that cannot be made"] = (
         lambda: "ok" if load_model("vt-tiny", blocked / "cache").digest() == good else "another model")
+    size = path.stat().st_size
+    for limit in (1 << 16, size - 1):
+        cases[f"a cache write cut at {limit} bytes"] = functools.partial(_cut_cache_write, root, limit, good)
     for name, case in cases.items():
         counts["model_cache_cases"] += 1
         try:
@@ -1155,6 +1404,33 @@ def model_cache_properties(root: Path) -> tuple[dict[str, int], Failures]:
         else:
             failures.append(f"model cache, {name}: {said}")
     return counts, failures
+
+
+def _cut_cache_write(root: Path, limit: int, good: str) -> str:
+    """vt-tiny loaded in a fresh cache folder by a process that may write at most ``limit`` bytes per
+    file (RLIMIT_FSIZE: the disk filling up part-way): the model loads, and what the folder then holds
+    is no cache file or a whole one, never a cut file where the next reader looks, nor a temporary."""
+    import resource
+
+    folder = root / f"model-cache-cut-{limit}"
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))  # Python ignores SIGXFSZ: writes fail
+
+    code = "from vtengine.model import load_model; print(load_model('vt-tiny').digest())"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False,
+                          env={**_cli_env(), "VT_CACHE_DIR": str(folder), "PYTHONDONTWRITEBYTECODE": "1"},
+                          preexec_fn=cap)
+    if done.returncode != 0 or done.stdout.strip() != good:
+        return f"exit {done.returncode}, digest {done.stdout.strip()[:16]!r}: {done.stderr.strip()[-200:]}"
+    left = sorted(folder.iterdir()) if folder.is_dir() else []
+    for file in left:
+        if file.suffix != ".npz":
+            return f"left {file.name} behind"
+        whole = (root / "model-cache").joinpath(file.name)  # the first load's file: the whole cache
+        if not whole.is_file() or file.read_bytes() != whole.read_bytes():
+            return f"{file.name} ({file.stat().st_size} bytes) is not the whole cache file"
+    return "ok"
 
 
 # Each parameter of the public API -> the family or check here that gives it a documented effect.
@@ -1294,6 +1570,13 @@ def environment_properties() -> tuple[dict[str, int], Failures]:
         copy = child_env({probe: "1"})
         checks["child_env: a copy with the values, this process untouched"] = (
             copy.get(probe) == "1" and probe not in environment() and copy.get("PATH") == environment().get("PATH"))
+        # The values asked for win over this process's own: a knob set in the shell is overridden for
+        # the child, and stays as it was here.
+        with scoped_env({probe: "0", "VT_CPU_THREADS": "1"}):
+            asked = child_env({probe: "1", "VT_CPU_THREADS": "2"})
+            checks["child_env: the values win over this process's environment"] = (
+                asked.get(probe) == "1" and asked.get("VT_CPU_THREADS") == "2"
+                and environment().get(probe) == "0" and environment().get("VT_CPU_THREADS") == "1")
         snapshot = environment()
         Knobs.from_env()
         checks["knobs: resolving leaves the environment alone"] = environment() == snapshot
@@ -1361,8 +1644,8 @@ def long_properties(seed: int) -> tuple[dict[str, int], Failures]:
 # --------------------------------------------------------------------------------------------------
 
 
-FAMILIES = ("checkpoint", "refusals", "tokenizer", "knobs", "profile", "arms", "provenance", "calls", "quant",
-            "cache", "modelcache", "parameters", "environment", "long", "cli")
+FAMILIES = ("checkpoint", "refusals", "tokenizer", "knobs", "profile", "arms", "provenance", "calls", "rounding",
+            "quant", "cache", "modelcache", "parameters", "environment", "long", "cli")
 
 
 def run(seed: int, checkpoints: int = 24, texts: int = 64, cli: bool = True,
@@ -1390,6 +1673,7 @@ def run(seed: int, checkpoints: int = 24, texts: int = 64, cli: bool = True,
             ("arms", arm_properties),
             ("provenance", lambda: provenance_properties(root)),
             ("calls", lambda: call_properties(seed)),
+            ("rounding", lambda: rounding_properties(seed)),
             ("quant", lambda: quant_properties(seed)),
             ("cache", lambda: cache_properties(seed)),
             ("modelcache", lambda: model_cache_properties(root)),
