@@ -193,7 +193,9 @@ def _check_reassociations(mutants, read) -> int:
             continue
         col = int(mutant.ident.split(":")[-3])
         original = read(mutant.path)
-        before = _node_at(ast.parse(original), mutant.line, col, (ast.BinOp, ast.Call), _INTENT_OP.get(mutant.intent))
+        # the operator's own node: an outer node may start at the same column (`x - max(t, 2) + 2`)
+        op = ast.Sub if mutant.intent.endswith("(no max subtraction)") else _INTENT_OP.get(mutant.intent)
+        before = _node_at(ast.parse(original), mutant.line, col, (ast.BinOp, ast.Call), op)
         expected = _rewrite(mutant.intent, before)
         assert expected is not None, mutant.intent
         after = ast.parse(_applied(original, mutant))
