@@ -109,7 +109,7 @@ class Model:
     def _hold(array: np.ndarray, scales: np.ndarray | None, quantize: bool) -> Weight:
         if array.dtype == FP8:
             assert scales is not None  # validated: an fp8 tensor comes with float32 block scales
-            return QuantizedWeight(array.view(np.uint8), scales)
+            return QuantizedWeight(array.view(np.uint8).copy(), np.array(scales, np.float32))  # copies: the caller's
         values = array.astype(np.float32)
         if quantize and values.ndim == 2:
             return QuantizedWeight(*quantize_fp8_blocks(values))
