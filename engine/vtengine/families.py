@@ -38,6 +38,7 @@ reads), never against the code under test:
 from __future__ import annotations
 
 import functools
+import hashlib
 import io
 import json
 import os
@@ -75,7 +76,7 @@ Failures = list[str]
 
 # -- checkpoint ------------------------------------------------------------------------------------
 
-CHECKPOINT_DTYPES = ("f32", "f16", "bf16", "fp8")
+CHECKPOINT_DTYPES = ("f32", "f16", "bf16", "fp8", "mixed")  # mixed: fp8 matrices, bf16 norms, an f16 embedding
 LAYOUTS = ("hf4", "hf5", "minimal")
 # What docs/checkpoints.md says a config.json may leave out, and the value it then means.
 DEFAULT_ROPE_THETA, DEFAULT_EPS, DEFAULT_CONTEXT = 10000.0, 1e-6, 2048
@@ -111,6 +112,14 @@ def stored_tensors(config: ModelConfig, dtype: str) -> dict[str, np.ndarray]:
         return {n: t.astype(np.float16) for n, t in tensors.items()}
     if dtype == "bf16":
         return {n: t.astype(ml_dtypes.bfloat16) for n, t in tensors.items()}
+    if dtype == "mixed":
+        mixed = stored_tensors(config, "fp8")
+        for name in list(mixed):
+            if name.endswith("norm.weight"):
+                mixed[name] = tensors[name].astype(ml_dtypes.bfloat16)
+        mixed.pop("model.embed_tokens.weight" + SCALE_SUFFIX, None)
+        mixed["model.embed_tokens.weight"] = tensors["model.embed_tokens.weight"].astype(np.float16)
+        return mixed
     if dtype == "fp8":
         quantized = Model(config, tensors, quantize=True)
         out: dict[str, np.ndarray] = {}
@@ -866,6 +875,21 @@ def cli_properties(root: Path, observe: dict[str, Callable[..., Any]]) -> tuple[
     for sig, code in ((signals.SIGTERM, 143), (signals.SIGINT, 130)):
         ended, said = _signalled(sig)
         checks[f"{sig.name} ends bench with {code}, saying so"] = ended == code and "interrupted: vtengine bench" in said
+    # An error's advice is checked by taking it: bench past the context says "give at most --tokens N";
+    # N tokens then run, and N + 1 do not (a model of context 32, so the runs are short).
+    import re
+
+    _rc, _out, advised = _cli(["bench", "--model", str(ids_only), "--prompt-tokens", "30", "--tokens", "8",
+                               "--runs", "1"])
+    most = re.search(r"give at most --tokens (\d+)", advised)
+    if most is None:
+        checks["bench's advice past the context names a --tokens that runs"] = False
+    else:
+        n = int(most.group(1))
+        taken = [_cli(["bench", "--model", str(ids_only), "--prompt-tokens", "30", "--tokens", str(t), "--runs", "1"])[0]
+                 for t in (n, n + 1)]
+        checks[f"bench's advice past the context: at most --tokens {n} runs (exit {taken[0]}), "
+               f"{n + 1} is refused (exit {taken[1]})"] = taken == [0, 2]
     ended, said = _ignoring_sigterm()
     checks[f"SIGTERM ignored by the parent (nohup) stays ignored: bench ends 0 (exit {ended}: {said!r})"] = ended == 0
     counts["cli_cases"] += len(checks)
@@ -922,6 +946,29 @@ def arm_properties() -> tuple[dict[str, int], Failures]:
         counts["arm_registry_ok"] = 1
     else:
         failures.append(f"arms: registry defaults {defaults}, every other arm behind a documented flag: {knobbed}")
+    return counts, failures
+
+
+def armcheck_properties() -> tuple[dict[str, int], Failures]:
+    """``differs_here`` (what ``vtengine arms`` reports) measures an arm against the default arms
+    whatever the environment's knobs: with the arm's own flag already set, the answer is the one
+    without it. This host decides the answer; only the agreement is asserted. Eight measurements on
+    vt-tiny (about 6 s), so the family runs in the slow gate with the long context."""
+    from vtengine.armcheck import KNOB_FIELDS, differs_here
+    from vtengine.arms import ARMS
+
+    counts = {"arm_differs_ok": 0}
+    failures: Failures = []
+    for candidate in ARMS:
+        if candidate.knob is None:
+            continue
+        plain = differs_here(candidate, Knobs())
+        preset = differs_here(candidate, Knobs(**{KNOB_FIELDS[candidate.knob]: True}))  # type: ignore[arg-type]
+        if plain == preset:
+            counts["arm_differs_ok"] += 1
+        else:
+            failures.append(f"armcheck: differs_here({candidate.kernel}/{candidate.name}) is {plain}, and {preset} with "
+                            f"{candidate.knob}=1 already set: the baseline took the arm under test")
     return counts, failures
 
 
@@ -983,6 +1030,17 @@ def provenance_properties(root: Path) -> tuple[dict[str, int], Failures]:
         target.write_bytes(edit(original))
         checks[f"{label} in a module changes it"] = source_tree_hash(copy) != first
         target.write_bytes(original)
+    # The documented formula itself (sha256 over "posix/relative/path" NUL sha256(bytes), sorted by the
+    # POSIX path as a string), on names where sorting by path parts or by case would give another order.
+    odd = root / "provenance" / "odd"
+    for name in ("a/b.py", "a-b/x.py", "a.b.py", "a/b/c.py", "aB.py", "A.py", "a_b.py", "\u00e9.py", "z/a.py"):
+        (odd / name).parent.mkdir(parents=True, exist_ok=True)
+        (odd / name).write_bytes(f"# {name}\n".encode())
+    formula = hashlib.sha256()
+    for rel in sorted(p.relative_to(odd).as_posix() for p in odd.rglob("*.py")):
+        formula.update(rel.encode("utf-8") + b"\0" + hashlib.sha256((odd / rel).read_bytes()).digest())
+    checks["the hash is the documented formula (sorted by POSIX path string) on a-b/ beside a/, case, accents"] = (
+        source_tree_hash(odd) == formula.hexdigest())
     # Containment is by path components: a directory whose path is a prefix of the package's as a
     # string (".../vtengin", a sibling ".../vtengine_backup" seen from the other side) is not its tree.
     running = package_dir()
@@ -1175,6 +1233,27 @@ def call_properties(seed: int) -> tuple[dict[str, int], Failures]:
         checks[f"{decoding}: margins are the float64 difference of its top-2 float32 logits"] = (
             len(result.margins) == len(exact) and all(
                 float(m).hex() == float(x).hex() for m, x in zip(result.margins, exact, strict=False)))
+    # Exact ties: a head whose rows come in identical pairs (token t and 7 - t) ties every step's top
+    # logit. Every decoding path takes the lowest id among the tied (numpy's argmax, what greedy means
+    # here), so speculative decoding, batches and recompute stay equal to greedy on ties too.
+    tied_config = replace(config, name="ties", vocab_size=8, seed=int(rng.integers(2**31)))
+    tied = generate_tensors(tied_config)
+    head = tied["lm_head.weight"]
+    head[4:] = head[:4][::-1]
+    tied_engine = Engine(Model(tied_config, tied), Knobs())
+    prompt = rng.integers(0, 8, 6).tolist()
+    ways: dict[str, Any] = {"generate": tied_engine.generate(prompt, 8), "score": tied_engine.score(prompt),
+                            "generate_recompute": tied_engine.generate_recompute(prompt, 8),
+                            "generate_batch": tied_engine.generate_batch([prompt[:2], prompt], 8)[1]}
+    for way, result in ways.items():
+        rows = np.asarray(result.logits, np.float32)
+        lowest = [int(np.flatnonzero(r == r.max())[0]) for r in rows]
+        checks[f"ties: {way} takes the lowest of the tied ids"] = (
+            [int(t) for t in result.tokens] == lowest and all(np.sum(r == r.max()) == 2 for r in rows))
+    checks["ties: speculative equals greedy"] = (
+        tied_engine.speculative(prompt, 8, ngram=1).tokens == ways["generate"].tokens
+        and tied_engine.speculative(prompt, 8, ngram=2).tokens == ways["generate"].tokens)
+    tied_engine.close()
     counts = {"call_checks": len(checks), "call_checks_ok": sum(checks.values())}
     return counts, [f"calls: {label}: no" for label, ok in checks.items() if not ok]
 
@@ -1247,17 +1326,21 @@ def rounding_properties(seed: int) -> tuple[dict[str, int], Failures]:
         f"{int(b):#010x}: {float(r)!r}, nearest-even {float(w)!r}" for b, r, w, ok in
         zip(bits, rounded, nearest, same, strict=True) if not ok])
     bad = []
-    for trial in range(48):
+    for trial in range(64):
         shape = tuple(int(n) for n in rng.integers(1, 6, int(rng.integers(1, 4))))
+        if trial >= 48:  # one long axis (past numpy's 8-wide unrolled and 128-block pairwise sums), 2 or 3-D
+            shape = tuple(int(n) for n in rng.integers(2, 5, int(rng.integers(1, 3))))
+            at = int(rng.integers(0, len(shape) + 1))
+            shape = (*shape[:at], int(rng.integers(130, 400)), *shape[at:])
         x = (rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 4, shape)).astype(np.float32)
-        if trial % 4 == 3:  # signed zeros: the sum starts from +0.0, so -0.0 + ... + -0.0 is +0.0 on every path
+        if trial % 4 == 3 and trial < 48:  # signed zeros: the sum starts from +0.0, so all -0.0 sums to +0.0
             x = np.where(rng.random(shape) < 0.8 if trial % 8 == 7 else np.ones(shape, bool),
                          np.float32(-0.0), np.float32(0.0)).astype(np.float32)
         if trial % 3 == 1:
             x = np.asfortranarray(x)
         elif trial % 3 == 2 and x.ndim > 1:
             x = np.swapaxes(x, 0, -1)
-        axis = int(rng.integers(-x.ndim, x.ndim))
+        axis = int(rng.integers(-x.ndim, x.ndim)) if trial < 48 else int(np.argmax(x.shape))  # along the long one
         moved = np.moveaxis(x, axis, 0)
         total = np.zeros(moved.shape[1:], np.float32)
         for part in moved:
@@ -1589,6 +1672,17 @@ def parameter_properties(root: Path) -> tuple[dict[str, int], Failures]:
         checks["max_tokens: an explicit size is a limit"] = "max_tokens" in str(error)
     except Exception:  # noqa: BLE001 - another error type breaks the contract
         checks["max_tokens: an explicit size is a limit"] = False
+    for size in (0, 1, 2):  # every explicit size is a limit, 0 included (0 is a size, not "not given")
+        tiny_limit = Engine(model, Knobs(kv_block_size=4), max_tokens=size)
+        try:
+            tiny_limit.generate_batch([[1, 2, 3]] * 3, 2)
+            checks[f"max_tokens={size}: a limit"] = False
+        except MemoryError as error:
+            checks[f"max_tokens={size}: a limit"] = "max_tokens" in str(error)
+        except Exception:  # noqa: BLE001 - another error type breaks the contract
+            checks[f"max_tokens={size}: a limit"] = False
+        finally:
+            tiny_limit.close()
     checks["max_tokens: within it, the engine decodes as an unlimited one"] = (
         limited.generate([1, 2, 3], 4).tokens == Engine(model, Knobs()).generate([1, 2, 3], 4).tokens)
     limited.close()
@@ -1613,6 +1707,16 @@ def parameter_properties(root: Path) -> tuple[dict[str, int], Failures]:
     save_checkpoint(directory, config, other, overwrite=True)
     checks["overwrite: with it, the directory holds the new tensors"] = _same_bits(
         load_checkpoint(directory)[1]["model.norm.weight"], other["model.norm.weight"])
+    save_checkpoint(directory, config, tensors, overwrite=True)  # a second replacement
+    # Every save leaves only its checkpoint: no staging, retired or backup folder beside it, hidden or not.
+    beside = sorted(p.name for p in root.iterdir() if "param-ckpt" in p.name or "param-empty" in p.name)
+    checks[f"saves leave nothing beside the checkpoint (found {beside})"] = beside == ["param-ckpt", "param-empty"]
+    nested = root / "param-new" / "a" / "b"
+    try:
+        save_checkpoint(nested, config, tensors)
+        checks["a save into a path whose parents do not exist makes them"] = (nested / CONFIG_FILE).is_file()
+    except Exception:  # noqa: BLE001 - a refusal of a new path is the finding
+        checks["a save into a path whose parents do not exist makes them"] = False
     counts = {"parameters": len(names), "parameters_specified": len(names) - len(missing),
               "parameter_checks": len(checks), "parameter_checks_ok": sum(checks.values())}
     failures += [f"parameters: {label}: no" for label, ok in checks.items() if not ok]
@@ -1653,6 +1757,16 @@ def environment_properties() -> tuple[dict[str, int], Failures]:
         snapshot = environment()
         Knobs.from_env()
         checks["knobs: resolving leaves the environment alone"] = environment() == snapshot
+        # unset takes any iterable of names (Iterable[str]): a generator, a set, a dict's keys, a tuple
+        # each restore what was set, once the block ends
+        pair = (probe, "VT_CPU_THREADS")
+        for kind, names in (("a generator", lambda: (n for n in pair)), ("a set", lambda: set(pair)),
+                            ("a dict's keys", lambda: dict.fromkeys(pair).keys()), ("a tuple", lambda: pair)):
+            with scoped_env({probe: "1", "VT_CPU_THREADS": "3"}):  # each case from the same state
+                with unset(names()):
+                    gone = probe not in environment() and "VT_CPU_THREADS" not in environment()
+                checks[f"unset over {kind}: unset inside, restored after"] = gone and (
+                    environment().get(probe) == "1" and environment().get("VT_CPU_THREADS") == "3")
     checks["as before the family"] = environment() == before
     counts = {"environment_checks": len(checks), "environment_ok": sum(checks.values())}
     return counts, [f"environment: {label}: no" for label, ok in checks.items() if not ok]
@@ -1718,7 +1832,7 @@ def long_properties(seed: int) -> tuple[dict[str, int], Failures]:
 
 
 FAMILIES = ("checkpoint", "refusals", "tokenizer", "knobs", "profile", "arms", "provenance", "calls", "rounding",
-            "quant", "cache", "modelcache", "parameters", "environment", "long", "cli")
+            "quant", "cache", "modelcache", "parameters", "environment", "long", "armcheck", "cli")
 
 
 def run(seed: int, checkpoints: int = 24, texts: int = 64, cli: bool = True,
@@ -1753,6 +1867,7 @@ def run(seed: int, checkpoints: int = 24, texts: int = 64, cli: bool = True,
             ("parameters", lambda: parameter_properties(root)),
             ("environment", environment_properties),
             ("long", lambda: long_properties(seed)),
+            ("armcheck", armcheck_properties),
         ]
         families = [(name, family) for name, family in families if name in chosen]
         if "cli" in chosen:
