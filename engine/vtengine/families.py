@@ -335,7 +335,10 @@ def _refusals(config: ModelConfig) -> list[tuple[str, Callable[[Path], None], st
         ("intermediate_size 0", _edit_config(intermediate_size=0), "intermediate_size"),
         ("heads not a multiple of kv heads", _edit_config(num_key_value_heads=config.n_heads + 1),
          "num_key_value_heads"),
-        ("tie_word_embeddings a string", _edit_config(tie_word_embeddings="false"), "tie_word_embeddings"),
+        # a boolean key takes JSON true or false only: a string, a number or a list is refused as itself
+        # (never read for its truthiness: "false" is a non-empty string)
+        *[(f"tie_word_embeddings {json.dumps(value)}", _edit_config(tie_word_embeddings=value),
+           f"'tie_word_embeddings' is {value!r}") for value in ("false", "true", 0, 1, [False])],
         ("quantization 64x64 blocks", _edit_config(quantization_config={"quant_method": "fp8",
                                                                         "weight_block_size": [64, 64]}),
          "quantization_config"),
@@ -447,6 +450,31 @@ def checkpoint_refusals(root: Path) -> tuple[dict[str, int], Failures]:
             failures.append(f"refusal '{label}': {type(error).__name__} instead of CheckpointError: {error}")
             continue
         failures.append(f"refusal '{label}': accepted")
+    # A single file beside an index: the single file wins (docs/checkpoints.md, as in transformers),
+    # whether the index is stale (its shard gone) or its shards hold other values.
+    counts["checkpoint_precedence_ok"] = 0
+    own = generate_tensors(config)
+    other = generate_tensors(replace(config, seed=config.seed + 1))
+    for k, (label, shard_values) in enumerate((("a stale index (its shard gone)", None),
+                                               ("shards of other values", other))):
+        directory = root / f"precedence-{k}"
+        shutil.copytree(base, directory)
+        shard = "model-00001-of-00001.safetensors"
+        (directory / INDEX_FILE).write_text(json.dumps({"metadata": {}, "weight_map": dict.fromkeys(own, shard)}))
+        if shard_values is not None:
+            from safetensors.numpy import save_file
+
+            save_file(shard_values, str(directory / shard), metadata={"format": "pt"})
+        try:
+            read = load_checkpoint(directory)[1]
+            wins = sorted(read) == sorted(own) and all(_same_bits(read[n], own[n]) for n in own)
+            why = "other tensors"
+        except Exception as error:  # noqa: BLE001 - a refusal of a readable single file is the finding
+            wins, why = False, f"{type(error).__name__}: {str(error).splitlines()[0]}"
+        counts["checkpoint_precedence_ok"] += int(wins)
+        if not wins:
+            failures.append(f"checkpoint precedence, a single file beside {label}: the single file was not read "
+                            f"({why})")
     # A save refused for a bad tensor set leaves nothing behind, and never replaces a good checkpoint.
     target = root / "refused-save"
     bad = {n: t for n, t in generate_tensors(config).items() if n != "model.norm.weight"}
@@ -499,15 +527,19 @@ def tokenizer_properties(seed: int, count: int) -> tuple[dict[str, int], Failure
             counts["tokenizer_texts_ok"] += 1
         else:
             failures.append(f"tokenizer text {i} {text!r}: checks {checks}")
-        ids = rng.integers(0, 300, int(rng.integers(0, 16))).tolist()
+        ids = rng.integers(-3, 300, int(rng.integers(0, 16))).tolist()  # negative ids are "any other id" too
         ids += rng.choice([0xC3, 0xE4, 0xF0, 0x80, 0xFF, 256, 257, 258], int(rng.integers(0, 4))).tolist()
         rng.shuffle(ids)
         ids = [int(t) for t in ids]
         counts["tokenizer_ids"] += 1
-        if tokenizer.decode(ids) == spec_decode(ids):
+        try:
+            decoded = tokenizer.decode(ids)
+        except Exception as error:  # noqa: BLE001 - decode takes any id list (docs/engine.md)
+            decoded = f"{type(error).__name__}: {error}"
+        if decoded == spec_decode(ids):
             counts["tokenizer_ids_ok"] += 1
         else:
-            failures.append(f"tokenizer ids {ids}: decoded {tokenizer.decode(ids)!r}, documented {spec_decode(ids)!r}")
+            failures.append(f"tokenizer ids {ids}: decoded {decoded!r}, documented {spec_decode(ids)!r}")
     for size, refused in ((258, True), (259, False), (512, False)):
         try:
             tokenizer.check_vocab(size, "m")
@@ -875,6 +907,17 @@ def cli_properties(root: Path, observe: dict[str, Callable[..., Any]]) -> tuple[
     for sig, code in ((signals.SIGTERM, 143), (signals.SIGINT, 130)):
         ended, said = _signalled(sig)
         checks[f"{sig.name} ends bench with {code}, saying so"] = ended == code and "interrupted: vtengine bench" in said
+    # --json PATH writes the file anew: after a generate and then a score into the same path, it holds
+    # the score's one document (the same observation its --json - printed).
+    target = root / "cli-out.json"
+    _cli(["generate", "--prompt", "bench", "--tokens", "2", "--json", str(target)])
+    _cli(["score", "--prompt", "the cat", "--reference", ref_text, "--json", str(target)])
+    try:
+        written = json.loads(target.read_text())
+    except (OSError, ValueError) as error:
+        written = f"{type(error).__name__}: {error}"
+    checks["--json PATH holds the last run's one document (a second run replaces the file)"] = (
+        scored is not None and bare(written) == bare(scored))
     # An error's advice is checked by taking it: bench past the context says "give at most --tokens N";
     # N tokens then run, and N + 1 do not (a model of context 32, so the runs are short).
     import re
@@ -1021,6 +1064,9 @@ def provenance_properties(root: Path) -> tuple[dict[str, int], Failures]:
     checks["restored, it is the first hash again"] = source_tree_hash(copy) == first
     checks["observations carry the running package's hash"] = (
         source_info()["source_tree_hash"] == source_tree_hash(package_dir()))
+    # source_root is the folder to put on PYTHONPATH for this engine: the package is its vtengine/
+    checks["source_root is the folder the package lies in (what PYTHONPATH names)"] = (
+        Path(source_info()["source_root"]) / package_dir().name == package_dir())
     # Bytes, not text: each edit below leaves the text that universal newlines, a BOM-aware or a
     # whitespace-blind reader would see, and each still changes the hash.
     for label, edit in (("CRLF line ends", lambda b: b.replace(b"\n", b"\r\n")),
