@@ -21,6 +21,7 @@ import contextlib
 import json
 import os
 import queue
+import select
 import shutil
 import socket
 import subprocess
@@ -157,6 +158,8 @@ class _Worker:
         self.lines: queue.Queue[bytes | None] = queue.Queue()
         self.stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
         self.lock = threading.Lock()
+        self.drained_at = time.monotonic()  # when the last stderr line was kept
+        self.drain_ended = False
         threading.Thread(target=self._pump, args=(process.stdout,), daemon=True).start()
         threading.Thread(target=self._drain, args=(process.stderr,), daemon=True).start()
 
@@ -170,10 +173,33 @@ class _Worker:
         assert stream is not None
         for line in iter(stream.readline, b""):
             self.stderr.append(line.decode("utf-8", "replace").rstrip("\n"))
+            self.drained_at = time.monotonic()
+        self.drain_ended = True
 
     @property
     def tail(self) -> str:
         return "\n".join(self.stderr)
+
+    def settled_tail(self, most: float = 2.0, quiet: float = 0.05) -> str:
+        """The tail once what the worker wrote to stderr before answering has been read. A failed run's
+        traceback is in the pipe before the answer, but the reading thread may lag behind it under
+        load: wait (at most ``most`` seconds) until the pipe holds nothing unread and no line has
+        been kept for ``quiet`` seconds."""
+        stream = self.process.stderr
+        deadline = time.monotonic() + most
+        try:
+            fd = stream.fileno() if stream is not None else -1
+        except (OSError, ValueError):
+            fd = -1
+        while fd >= 0 and not self.drain_ended and time.monotonic() < deadline:
+            try:
+                unread = bool(select.select([fd], [], [], 0)[0])
+            except (OSError, ValueError):  # closed meanwhile: nothing more to read
+                break
+            if not unread and time.monotonic() - self.drained_at >= quiet:
+                break
+            time.sleep(0.01)
+        return self.tail
 
 
 class Workers:
@@ -265,7 +291,9 @@ class Workers:
             self._forget(key, worker, kill=True)
             return None, f"worker answered JSON {type(reply).__name__}, not an object", worker.tail, False, False
         if "vtgate_error" in reply:
-            return None, f"worker reported: {reply['vtgate_error']}", worker.tail, False, False
+            return None, f"worker reported: {reply['vtgate_error']}", worker.settled_tail(), False, False
+        if "vtgate_exit" in reply:  # a failed run: its traceback goes with the error, once read
+            return reply, None, worker.settled_tail(), False, False
         return reply, None, worker.tail, False, False
 
     def _forget(self, key: WorkerKey, worker: _Worker, kill: bool = False) -> None:
