@@ -854,7 +854,8 @@ def cli_properties(root: Path, observe: dict[str, Callable[..., Any]]) -> tuple[
             ["arms", "--json", "-"]]
     # The model's own greedy chain: every position from the prompt's last on predicts the next token, so
     # its agreement count is far from what a count off by a position would print (checked below).
-    chain = tokenizer.encode("bench") + [int(t) for t in observe["generate"]("bench", 6)["tokens"]]
+    in_process = observe["generate"]("bench", 6)  # what generate --json must print, and the chain's tokens
+    chain = tokenizer.encode("bench") + [int(t) for t in in_process["tokens"]]
     runs.append(["score", "--ids", ",".join(str(t) for t in chain), "--json", "-"])
     with ThreadPoolExecutor(2) as pool:
         outputs = list(pool.map(_cli, runs))
@@ -872,8 +873,7 @@ def cli_properties(root: Path, observe: dict[str, Callable[..., Any]]) -> tuple[
     checks = {
         "export decodes the embedded model's tokens": tiny is not None and exported is not None
         and tiny["tokens"] == exported["tokens"] and len(tiny["tokens"]) == 6,
-        "generate --json is the in-process observation": bare(tiny) == bare(json.loads(json.dumps(
-            observe["generate"]("bench", 6)))),
+        "generate --json is the in-process observation": bare(tiny) == bare(json.loads(json.dumps(in_process))),
         "generate prints the prompt and the decoded text": tiny is not None
         and "bench" + tiny["text"] in outputs[0][2],
         "score --json is the in-process observation": bare(scored) == bare(json.loads(json.dumps(
