@@ -67,6 +67,8 @@ from vtengine.checkpoint import (
     load_checkpoint,
     save_checkpoint,
 )
+from vtengine.clirunner import WarmCLI
+from vtengine.clirunner import cold as cold_cli
 from vtengine.config import ModelConfig
 from vtengine.engine import Engine
 from vtengine.knobs import KnobError, Knobs, child_env, environment, restore_environment, scoped_env, unset
@@ -709,10 +711,17 @@ def _cli_env(env: dict[str, str] | None = None) -> dict[str, str]:
     return full
 
 
-def _cli(args: list[str], env: dict[str, str] | None = None) -> tuple[int, str, str]:
-    done = subprocess.run([sys.executable, "-m", "vtengine", *args], capture_output=True, text=True,
-                          env=_cli_env(env), timeout=300, check=False)
-    return done.returncode, done.stdout, done.stderr
+def _cli(args: list[str], env: dict[str, str] | None = None, warm: WarmCLI | None = None) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of ``vtengine args``: forked from a warm interpreter when ``warm`` is
+    given and the run's environment is the interpreters' own (:mod:`vtengine.clirunner`), else in a
+    fresh ``python -m vtengine``."""
+    full = _cli_env(env)
+    return warm.run(args, full) if warm is not None else cold_cli(args, full)
+
+
+# Run in a fresh interpreter whatever the warm ones could do: they show the interpreter's own start-up
+# and exit (the version is printed before numpy is imported; an unknown command is click's error).
+COLD_CASES = frozenset({"version", "unknown command"})
 
 
 def _default_sigint() -> None:
@@ -789,7 +798,15 @@ def _ignoring_sigterm() -> tuple[int | None, str]:
 def cli_properties(root: Path, observe: dict[str, Callable[..., Any]]) -> tuple[dict[str, int], Failures]:
     """``observe``: the in-process calls the CLI's JSON is compared with (``generate``,
     ``teacher_forced`` of vtengine.probes, which imports this module, so it passes them in).
-    Each case: (label, args, env, exit code docs/contracts.md gives it, text stderr must hold)."""
+    Most runs are forked from two warm interpreters (:mod:`vtengine.clirunner`: the start-up of a
+    fresh one is most of a run's time); ``--version``, an unknown command, a run under a knob, the
+    first ``generate --json -`` and the signal cases start a fresh ``python -m vtengine``."""
+    with WarmCLI(_cli_env(), workers=2) as warm:
+        return _cli_checks(root, observe, warm)
+
+
+def _cli_checks(root: Path, observe: dict[str, Callable[..., Any]], warm: WarmCLI) -> tuple[dict[str, int], Failures]:
+    """Each case: (label, args, env, exit code docs/contracts.md gives it, text stderr must hold)."""
     good = root / "cli-export"
     broken = root / "cli-broken"
     config = ModelConfig(name="cli", vocab_size=300, d_model=8, n_layers=1, n_heads=2, n_kv_heads=1, d_ff=6,
@@ -836,7 +853,7 @@ def cli_properties(root: Path, observe: dict[str, Callable[..., Any]]) -> tuple[
     counts = {"cli_cases": len(cases), "cli_cases_ok": 0}
     failures: Failures = []
     with ThreadPoolExecutor(2) as pool:
-        results = list(pool.map(lambda c: _cli(c[1], c[2]), cases))
+        results = list(pool.map(lambda c: _cli(c[1], c[2], None if c[0] in COLD_CASES else warm), cases))
     for (label, _args, _env, code, named), (rc, _out, err) in zip(cases, results, strict=True):
         if rc == code and named in err:
             counts["cli_cases_ok"] += 1
@@ -858,7 +875,7 @@ def cli_properties(root: Path, observe: dict[str, Callable[..., Any]]) -> tuple[
     chain = tokenizer.encode("bench") + [int(t) for t in in_process["tokens"]]
     runs.append(["score", "--ids", ",".join(str(t) for t in chain), "--json", "-"])
     with ThreadPoolExecutor(2) as pool:
-        outputs = list(pool.map(_cli, runs))
+        outputs = list(pool.map(lambda r: _cli(r, warm=None if r is runs[0] else warm), runs))
     parsed: list[Any] = []
     for rc, out, _err in outputs:
         try:
@@ -899,7 +916,7 @@ def cli_properties(root: Path, observe: dict[str, Callable[..., Any]]) -> tuple[
     # An existing checkpoint is never overwritten by export (docs/checkpoints.md: an existing non-empty
     # directory is refused): the second export is a usage error and the first one's files stay.
     before = {f.name: f.read_bytes() for f in sorted(good.iterdir())} if good.is_dir() else {}
-    again, _out, said = _cli(["export", "vt-tiny", str(good)])
+    again, _out, said = _cli(["export", "vt-tiny", str(good)], warm=warm)
     checks["export into an existing checkpoint is refused, leaving it"] = again == 2 and "already exists" in said \
         and bool(before) and before == {f.name: f.read_bytes() for f in sorted(good.iterdir())}
     import signal as signals
@@ -910,8 +927,8 @@ def cli_properties(root: Path, observe: dict[str, Callable[..., Any]]) -> tuple[
     # --json PATH writes the file anew: after a generate and then a score into the same path, it holds
     # the score's one document (the same observation its --json - printed).
     target = root / "cli-out.json"
-    _cli(["generate", "--prompt", "bench", "--tokens", "2", "--json", str(target)])
-    _cli(["score", "--prompt", "the cat", "--reference", ref_text, "--json", str(target)])
+    _cli(["generate", "--prompt", "bench", "--tokens", "2", "--json", str(target)], warm=warm)
+    _cli(["score", "--prompt", "the cat", "--reference", ref_text, "--json", str(target)], warm=warm)
     try:
         written = json.loads(target.read_text())
     except (OSError, ValueError) as error:
@@ -923,13 +940,14 @@ def cli_properties(root: Path, observe: dict[str, Callable[..., Any]]) -> tuple[
     import re
 
     _rc, _out, advised = _cli(["bench", "--model", str(ids_only), "--prompt-tokens", "30", "--tokens", "8",
-                               "--runs", "1"])
+                               "--runs", "1"], warm=warm)
     most = re.search(r"give at most --tokens (\d+)", advised)
     if most is None:
         checks["bench's advice past the context names a --tokens that runs"] = False
     else:
         n = int(most.group(1))
-        taken = [_cli(["bench", "--model", str(ids_only), "--prompt-tokens", "30", "--tokens", str(t), "--runs", "1"])[0]
+        taken = [_cli(["bench", "--model", str(ids_only), "--prompt-tokens", "30", "--tokens", str(t), "--runs", "1"],
+                      warm=warm)[0]
                  for t in (n, n + 1)]
         checks[f"bench's advice past the context: at most --tokens {n} runs (exit {taken[0]}), "
                f"{n + 1} is refused (exit {taken[1]})"] = taken == [0, 2]
