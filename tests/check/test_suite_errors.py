@@ -166,3 +166,23 @@ def test_keyword_selection_is_pytest_like(project) -> None:
     done = project.vtgate("check", "-k", "nothing-matches")
     assert done.returncode == 5
     assert "nothing to check: no gate selected by -k 'nothing-matches'" in done.stderr
+
+
+@pytest.mark.parametrize("value", ['"numpy"', '["numpy", 3]', '["numpy", "ml dtypes"]', '["../x"]'])
+def test_preload_must_be_a_list_of_module_names(project, value: str) -> None:
+    from tests.check.conftest import HEADER
+
+    path = project.write_suite('[[gate]]\nname = "a"\nkind = "golden"\n' + GEN, header=HEADER + f"preload = {value}\n")
+    with pytest.raises(SuiteError) as raised:
+        load_suite(path)
+    assert '[suite] preload must be a list of module names, e.g. ["numpy", "ml_dtypes"]' in str(raised.value)
+
+
+def test_preload_is_read_and_defaults_to_numpy(project) -> None:
+    from tests.check.conftest import HEADER
+
+    plain = load_suite(project.write_suite('[[gate]]\nname = "a"\nkind = "golden"\n' + GEN))
+    assert plain.settings.preload == ("numpy",)
+    named = load_suite(project.write_suite('[[gate]]\nname = "a"\nkind = "golden"\n' + GEN,
+                                           header=HEADER + 'preload = ["numpy", "ml_dtypes.finfo"]\n'))
+    assert named.settings.preload == ("numpy", "ml_dtypes.finfo")

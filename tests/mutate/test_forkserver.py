@@ -162,3 +162,46 @@ def test_a_copy_that_shadows_a_preloaded_module_gets_a_fresh_server(tmp_path: Pa
         # A fresh interpreter with this PYTHONPATH imports the copy's numpy.py, so the server must too.
         assert result.observation["metrics"]["numpy"] == str(root / "src" / "numpy.py")
         assert any(z is not None for z in shared.workers.zygotes.values())  # it went through the zygote
+
+
+PRELOADED = textwrap.dedent('''
+    import sys
+
+    def observe():
+        import colorsys
+        return {"tokens": [1], "metrics": {"colorsys": colorsys.__file__, "server_had_it": SERVER_HAD_IT}}
+
+    SERVER_HAD_IT = "colorsys" in sys.modules
+''')
+
+
+def test_preload_is_imported_by_the_zygote_and_a_copy_that_shadows_it_starts_fresh(tmp_path: Path) -> None:
+    """``[suite] preload`` names what the zygote imports before forking servers (here ``colorsys``, which
+    neither a bare interpreter nor vtgate imports): servers then start with it; a copy whose path holds a module
+    of that name gets a fresh server, which imports the copy's module as a fresh interpreter would."""
+    plain, shadowing = tmp_path / "plain", tmp_path / "shadowing"
+    for root in (plain, shadowing):
+        (root / "src").mkdir(parents=True)
+        (root / "src" / "preprobe.py").write_text(PRELOADED)
+    (shadowing / "src" / "colorsys.py").write_text("# a module named like one the zygote preloaded\n")
+    settings = SuiteSettings(pythonpath=("src",), preload=("numpy", "colorsys"))
+    with SharedRuns(settings, jobs=1, ambient=AmbientEnv({})) as shared:
+        request = ProbeRequest("baseline", ProbeRef(callable="preprobe:observe"), {}, {})
+        shared.serve(plain)
+        warm = shared.request(ProbeKey.of(request, plain), 30).result()
+        assert warm.error is None, warm.error
+        (live,) = [z for z in shared.workers.zygotes.values() if z is not None]
+        assert {"numpy", "colorsys"} <= set(live.modules())
+        assert "--preload" in live.process.args and "numpy,colorsys" in live.process.args
+        assert warm.observation["metrics"]["server_had_it"] is True
+        shared.serve(shadowing)
+        fresh = shared.request(ProbeKey.of(request, shadowing), 30).result()
+        assert fresh.error is None, fresh.error
+        assert fresh.observation["metrics"]["colorsys"] == str(shadowing / "src" / "colorsys.py")
+
+
+def test_the_default_preload_is_numpy_alone(served) -> None:
+    shared, root = served
+    run(shared, root, "observe", tag="one")
+    (live,) = [z for z in shared.workers.zygotes.values() if z is not None]
+    assert "ml_dtypes" not in set(live.modules()) and "numpy" in set(live.modules())

@@ -267,7 +267,7 @@ class SharedRuns:
         self.jobs = max(1, jobs or os.cpu_count() or 1)
         self.pool = ThreadPoolExecutor(max_workers=self.jobs)
         self.children = ChildProcesses()
-        self.workers = Workers(self.children)
+        self.workers = Workers(self.children, preload=settings.preload)
         self.futures: dict[ProbeKey, Future[ProbeResult]] = {}
         self.served_roots: set[str] = set()  # roots whose callable runs go to fork servers
         self.gates: dict[ProbeKey, list[str]] = {}

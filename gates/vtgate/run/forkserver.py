@@ -17,8 +17,9 @@ a ``Popen.returncode``: negative for a signal; the traceback is on the server's 
 server exits when its stdin closes.
 
 A server need not pay for its interpreter and NumPy either: ``python -m vtgate.run.forkserver --zygote
-SOCKET`` (the *zygote*, one per vtgate run and server environment) imports NumPy and vtgate's probe
-machinery, never the code under test, and forks each server on request (``vtgate.run.workers`` sends the
+SOCKET --preload numpy,...`` (the *zygote*, one per vtgate run and server environment) imports the
+suite's ``[suite] preload`` (third-party modules, default NumPy) and vtgate's probe machinery, never
+the code under test, and forks each server on request (``vtgate.run.workers`` sends the
 server's cwd, environment, module and its three pipe ends over the Unix socket). The forked server
 then imports the module under test itself, in the copy, exactly as a fresh ``python -m
 vtgate.run.forkserver MODULE`` would. It is only used when that is provably the same start: the server's
@@ -41,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 ALL = "*"  # the import iterated over the whole environment
-PRELOAD = ("numpy", "vtgate.run.child")  # what the zygote imports: never the code under test
+PRELOAD = ("vtgate.run.child",)  # what every zygote imports, after [suite] preload (default: numpy)
 PYTHONPATH = "PYTHONPATH"
 
 
@@ -235,16 +236,17 @@ def _become_server(request: Mapping[str, Any], fds: Sequence[int], zygote_env: M
     return serve(module)
 
 
-def zygote(socket_path: str) -> int:
-    """Import :data:`PRELOAD` (traced), then fork a server per connection to ``socket_path`` until
+def zygote(socket_path: str, preload: Sequence[str] = ("numpy",)) -> int:
+    """Import ``preload`` (``[suite] preload``: third-party modules, never the code under test) and
+    :data:`PRELOAD` (traced), then fork a server per connection to ``socket_path`` until
     stdin closes. A request is one JSON line ``{"cwd", "env", "module"}`` with three file descriptors
     (the server's stdin, stdout and stderr); the answer is ``{"pid": N, "serial": S}``. When a server
     exits, its exit status (as a ``Popen.returncode``) is written to ``SOCKET.status/S``. A request
     ``{"modules": true}`` is answered with the names in the zygote's ``sys.modules`` instead."""
     zygote_env = dict(os.environ)
     with _EnvTrace() as trace:
-        for name in PRELOAD:
-            with contextlib.suppress(ImportError):  # NumPy absent: the servers import what they need
+        for name in (*preload, *PRELOAD):
+            with contextlib.suppress(ImportError):  # one absent: the servers import what they need
                 importlib.import_module(name)
     statuses = Path(f"{socket_path}.status")
     statuses.mkdir(exist_ok=True)
@@ -318,5 +320,6 @@ def zygote(socket_path: str) -> int:
 
 if __name__ == "__main__":
     if sys.argv[1] == "--zygote":
-        sys.exit(zygote(sys.argv[2]))
+        named = sys.argv[4].split(",") if len(sys.argv) > 4 and sys.argv[3] == "--preload" else ["numpy"]
+        sys.exit(zygote(sys.argv[2], [name for name in named if name]))
     sys.exit(serve(sys.argv[1]))

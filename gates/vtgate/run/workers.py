@@ -10,7 +10,7 @@ worker to exit (``vtgate.probe.serve`` implements the worker side for a Python f
 
 The fork servers of ``vtgate.run.forkserver`` are not started as fresh interpreters but forked by a
 *zygote* (one per interpreter and server environment but ``PYTHONPATH``, started on first use), which
-has NumPy imported already; the forked server is driven exactly like a started one (its pipes, its
+has the suite's ``[suite] preload`` (default NumPy) imported already; the forked server is driven exactly like a started one (its pipes, its
 own session, a whole-tree kill on timeout). Where the zygote cannot start (no ``os.fork``, no Unix
 sockets) servers start as fresh interpreters."""
 
@@ -93,13 +93,15 @@ def _state(pid: int) -> str:
 
 class Zygote:
     """``python -m vtgate.run.forkserver --zygote SOCKET`` under one environment: forks fork servers
-    (``spawn``) that start with NumPy imported."""
+    (``spawn``) that start with ``[suite] preload`` (default NumPy) imported."""
 
-    def __init__(self, children: ChildProcesses, python: str, env: Mapping[str, str]) -> None:
+    def __init__(self, children: ChildProcesses, python: str, env: Mapping[str, str],
+                 preload: Sequence[str] = ("numpy",)) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="vtgate-zygote-"))
         self.socket_path = str(self.folder / "socket")
         self.lock = threading.Lock()
-        self.process = children.start([python, "-m", "vtgate.run.forkserver", "--zygote", self.socket_path],
+        self.process = children.start([python, "-m", "vtgate.run.forkserver", "--zygote", self.socket_path,
+                                       "--preload", ",".join(preload)],
                                       cwd=self.folder, env=env, stdin=True)
         self.pipes = _Worker(self.process)
         try:
@@ -205,8 +207,9 @@ class _Worker:
 class Workers:
     """The live workers of one caller (a ``SharedRuns`` pool); ``close`` ends them all."""
 
-    def __init__(self, children: ChildProcesses) -> None:
+    def __init__(self, children: ChildProcesses, preload: Sequence[str] = ("numpy",)) -> None:
         self.children = children
+        self.preload = tuple(preload)  # [suite] preload: what each zygote imports before forking servers
         self._workers: dict[WorkerKey, list[_Worker]] = {}
         self._lock = threading.Lock()
         self.started = 0
@@ -219,7 +222,7 @@ class Workers:
             base = {name: value for name, value in env.items() if name != "PYTHONPATH"}
             key: ZygoteKey = (argv[0], tuple(sorted(base.items())))
             if key not in self.zygotes:
-                started = Zygote(self.children, argv[0], base)
+                started = Zygote(self.children, argv[0], base, self.preload)
                 if not started.ready:
                     started.close(self.children)
                 self.zygotes[key] = started if started.ready else None

@@ -30,12 +30,13 @@ COMMON_KEYS = frozenset(
      "resources"}
 )
 SUITE_KEYS = frozenset({"pythonpath", "source_tree", "goldens", "timeout", "knob_prefixes", "isolate_env", "python",
-                        "knob_exemptions", "artifacts"})
+                        "knob_exemptions", "artifacts", "preload"})
 # Tables owned by other commands (vtgate envdoc, vtgate mutate, vtbisect's build step): allowed next to the
 # suite, not read here.
 FOREIGN_TOOL_KEYS = frozenset({"envdoc", "mutate", "bisect"})
 TOP_KEYS = frozenset({"suite", "gate", "mutation"}) | FOREIGN_TOOL_KEYS
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+MODULE_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 
 def _suggest(word: str, choices: Any) -> str:
@@ -220,8 +221,12 @@ def _settings(path: Path, text: str, raw: Any, problems: list[str], prefix: str 
                         '{ VT_PROFILE = "timing only: no output depends on it" } (a reason is required)')
         exemptions = {}
     artifacts = _artifacts(raw.get("artifacts", []), root or path.parent, where, problems)
+    preload = raw.get("preload", ["numpy"])
+    if not (isinstance(preload, list) and all(isinstance(m, str) and MODULE_PATTERN.match(m) for m in preload)):
+        problems.append(f'{where}: [suite] preload must be a list of module names, e.g. ["numpy", "ml_dtypes"]')
+        preload = ["numpy"]
     return SuiteSettings(tuple(pythonpath), source_tree, Path(goldens), float(timeout), tuple(prefixes), isolate_env,
-                         python, tuple(sorted(exemptions.items())), artifacts)
+                         python, tuple(sorted(exemptions.items())), artifacts, tuple(preload))
 
 
 def _artifacts(raw: Any, root: Path, where: str, problems: list[str]) -> tuple[str, ...]:

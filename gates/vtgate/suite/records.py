@@ -112,6 +112,7 @@ class SuiteSettings:
     python: str | None = None  # absolute interpreter for probes ([suite] python, resolved in the user's checkout)
     knob_exemptions: tuple[tuple[str, str], ...] = ()  # (knob, reason): values `vtgate knobs` need not see set
     artifacts: tuple[str, ...] = ()  # globs of untracked files (weights) under the project, linked into mutate copies
+    preload: tuple[str, ...] = ("numpy",)  # third-party modules the fork-server zygote imports (never the code under test)
 
 
 @dataclass(frozen=True)
