@@ -46,6 +46,7 @@ _SERVER = r"""
 import json, os, runpy, signal, sys
 signal.signal(signal.SIGINT, signal.SIG_DFL)
 import vtengine.cli, vtengine.probes, vtengine.checkpoint, vtengine.armcheck, vtengine.profiler
+from vtengine.knobs import restore_environment
 import psutil, rich.progress, rich.table
 
 def run_child(request):
@@ -57,8 +58,7 @@ def run_child(request):
         os.dup2(target, fd)
         os.close(target)
     os.chdir(request["cwd"])
-    os.environ.clear()
-    os.environ.update(request["env"])
+    restore_environment(request["env"])  # exactly the run's environment (vtengine.knobs: the one place it is set)
     sys.argv = ["-m", *request["args"]]
     code = 0
     try:

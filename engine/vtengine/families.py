@@ -477,6 +477,42 @@ def checkpoint_refusals(root: Path) -> tuple[dict[str, int], Failures]:
         if not wins:
             failures.append(f"checkpoint precedence, a single file beside {label}: the single file was not read "
                             f"({why})")
+    # The plain rotary embedding in every spelling transformers has written (docs/checkpoints.md):
+    # rope_scaling null, its kind under rope_type, under the older key type, or under both (4.4x), and
+    # rope_parameters with either key. Each loads as the same model; only real scaling is refused.
+    counts["checkpoint_plain_rope_ok"] = 0
+    base_config, base_tensors = load_checkpoint(base)
+    theta = config_to_hf(config)["rope_theta"]
+    plain: list[tuple[str, dict[str, Any]]] = [("rope_scaling null", {"rope_scaling": None}),
+             ("rope_scaling rope_type default", {"rope_scaling": {"rope_type": "default"}}),
+             ("rope_scaling type default (the older key)", {"rope_scaling": {"type": "default"}}),
+             ("rope_scaling with both keys", {"rope_scaling": {"rope_type": "default", "type": "default"}}),
+             ("rope_parameters type default", {"rope_parameters": {"type": "default", "rope_theta": theta},
+                                               "rope_theta": _DROP})]
+    for k, (label, changes) in enumerate(plain):
+        directory = root / f"plain-rope-{k}"
+        shutil.copytree(base, directory)
+        _edit_config(**changes)(directory)
+        try:
+            read_config, read = load_checkpoint(directory)
+            same = replace(read_config, name=base_config.name) == base_config and sorted(read) == sorted(base_tensors) \
+                and all(_same_bits(read[n], base_tensors[n]) for n in base_tensors)
+            why = "another config or other tensors"
+        except Exception as error:  # noqa: BLE001 - a refusal of a plain RoPE config is the finding
+            same, why = False, f"{type(error).__name__}: {str(error).splitlines()[0]}"
+        counts["checkpoint_plain_rope_ok"] += int(same)
+        if not same:
+            failures.append(f"checkpoint, plain RoPE as {label}: not loaded as the same model ({why})")
+    # save_checkpoint renames its staging folder into place from beside the target (docs/checkpoints.md:
+    # a temporary sibling directory), for a new checkpoint and for one it overwrites.
+    counts["checkpoint_save_rename_ok"] = 0
+    landed = root / "renamed-save"
+    for overwrite in (False, True):
+        said = _landed_beside(_renames(functools.partial(save_checkpoint, landed, config, own, overwrite=overwrite)),
+                              landed)
+        counts["checkpoint_save_rename_ok"] += int(said == "ok")
+        if said != "ok":
+            failures.append(f"save_checkpoint (overwrite={overwrite}): {said}")
     # A save refused for a bad tensor set leaves nothing behind, and never replaces a good checkpoint.
     target = root / "refused-save"
     bad = {n: t for n, t in generate_tensors(config).items() if n != "model.norm.weight"}
@@ -951,6 +987,14 @@ def _cli_checks(root: Path, observe: dict[str, Callable[..., Any]], warm: WarmCL
                  for t in (n, n + 1)]
         checks[f"bench's advice past the context: at most --tokens {n} runs (exit {taken[0]}), "
                f"{n + 1} is refused (exit {taken[1]})"] = taken == [0, 2]
+    # --ids are decimal integers: zero-padded ones (as a fixed-width export writes them) are the same ids.
+    padded = [_cli(["score", "--model", str(ids_only), "--ids", ids, "--json", "-"], warm=warm) for ids in
+              ("1,2,60,7", "0001,002,060,07")]
+    try:
+        same_ids = padded[0][0] == padded[1][0] == 0 and bare(json.loads(padded[0][1])) == bare(json.loads(padded[1][1]))
+    except ValueError:
+        same_ids = False
+    checks[f"score --ids 0001,002,060,07 is --ids 1,2,60,7 (exit {padded[1][0]})"] = same_ids
     ended, said = _ignoring_sigterm()
     checks[f"SIGTERM ignored by the parent (nohup) stays ignored: bench ends 0 (exit {ended}: {said!r})"] = ended == 0
     counts["cli_cases"] += len(checks)
@@ -1114,6 +1158,23 @@ def provenance_properties(root: Path) -> tuple[dict[str, int], Failures]:
             checks[f"the modules of {running.name}/ are not of {sibling.name}/"] = False
         except MixedImportsError:
             checks[f"the modules of {running.name}/ are not of {sibling.name}/"] = True
+    # A PYTHONPATH entry that is a symlink to the engine's folder (a venv's src link, a deploy's
+    # "current" link): the modules are the tree's, so the process's provenance is whole and hashes alike.
+    link = root / "provenance-link"
+    link.symlink_to(running.parent, target_is_directory=True)
+    code = "import json; from vtengine.provenance import source_info; print(json.dumps(source_info()))"
+
+    def imported_through(entry: Path) -> dict[str, Any]:
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False,
+                              env={**_cli_env(), "PYTHONPATH": str(entry), "PYTHONDONTWRITEBYTECODE": "1"})
+        try:
+            return dict(json.loads(done.stdout.strip().splitlines()[-1])) if done.returncode == 0 else {}
+        except (ValueError, IndexError):
+            return {}
+
+    linked, direct = imported_through(link), imported_through(running.parent)
+    checks["imported through a symlinked PYTHONPATH, the tree is whole and hashes alike"] = (
+        bool(direct.get("source_tree_hash")) and linked.get("source_tree_hash") == direct["source_tree_hash"])
     try:
         check_single_tree(copy)
         checks["a tree that supplied no loaded module is refused"] = False
@@ -1352,7 +1413,7 @@ def rounding_properties(seed: int) -> tuple[dict[str, int], Failures]:
     ``round_bf16`` is the nearest bf16, ties to even, on every kind of float32 (midpoints, the largest
     finite, subnormals, infinities; NaN stays NaN); ``sum_sequential`` is its written left-to-right
     float32 sum from +0.0 on drawn shapes, axes, memory layouts and signed zeros (both of its paths)."""
-    from vtengine.numerics import fma_f32, round_bf16, sum_sequential
+    from vtengine.numerics import exp_f32, fma_f32, round_bf16, silu_f32, sum_sequential
 
     rng = np.random.Generator(np.random.PCG64(seed + 7))
     counts = {"rounding_cases": 0, "rounding_ok": 0}
@@ -1413,7 +1474,62 @@ def rounding_properties(seed: int) -> tuple[dict[str, int], Failures]:
         if got.shape != total.shape or got.tobytes() != total.tobytes():
             bad.append(f"shape {x.shape} axis {axis}: not the left-to-right float32 sum")
     verdict("sum_sequential is the left-to-right float32 sum", bad)
+    for label, bad in _extremes(exp_f32, silu_f32):
+        verdict(label, bad)
     return counts, failures
+
+
+def _f32_landmarks() -> np.ndarray:
+    """Finite float32 values where elementwise formulas break: signed zeros, subnormals, the edges of
+    exp's float32 and float64 ranges (88.7, 103.9, 709.8, 745.1) and past them, up to the largest
+    finite; both signs."""
+    info = np.finfo(np.float32)
+    magnitudes = [0.0, float(info.smallest_subnormal), 1e-38, 1e-30, 1e-8, 1e-3, 0.5, 1.0, 2.0, 10.0, 20.0, 40.0,
+                  80.0, 88.5, 88.75, 89.0, 103.5, 104.0, 200.0, 700.0, 709.5, 710.0, 745.5, 746.0, 1000.0, 1e4, 1e6,
+                  1e12, 1e20, 1e30, 1e38, float(info.max)]
+    return np.array([m for x in magnitudes for m in (x, -x)], dtype=np.float32)
+
+
+def _extremes(exp_f32: Callable[[np.ndarray], np.ndarray],
+              silu_f32: Callable[[np.ndarray], np.ndarray]) -> list[tuple[str, list[str]]]:
+    """The elementwise kernels over float32's whole finite range against their definitions computed
+    stably in float64, one value at a time with the math module (so no SIMD path of numpy's is
+    the reference): ``exp_f32`` is exp rounded once (inf past float32's range, +0.0 below it) and
+    ``silu_f32`` is x * sigmoid(x) rounded once, finite for every finite x. Within one float32 ulp of
+    the reference, with its class (finite, infinite, sign)."""
+    import math
+
+    x = _f32_landmarks()
+
+    def exp64(v: float) -> float:
+        try:
+            return math.exp(v)
+        except OverflowError:
+            return math.inf
+
+    def silu64(v: float) -> float:
+        if v >= 0:
+            return v / (1.0 + exp64(-v))
+        e = exp64(v)  # no overflow on this side: e <= 1
+        return v * e / (1.0 + e)
+
+    out = []
+    for label, kernel, reference in (("exp_f32 over float32's finite range", exp_f32, exp64),
+                                     ("silu_f32 over float32's finite range (finite for every finite x)", silu_f32,
+                                      silu64)):
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            got = np.asarray(kernel(x.copy()), dtype=np.float32)
+        bad = []
+        for value, result in zip(x.tolist(), got.tolist(), strict=True):
+            with np.errstate(over="ignore"):
+                want = float(np.float32(reference(value)))  # rounded once to float32 (inf past its range)
+            same_class = (math.isnan(result) == math.isnan(want) and math.isinf(result) == math.isinf(want)
+                          and (math.copysign(1.0, result) == math.copysign(1.0, want) or want == 0.0))
+            near = same_class and (math.isinf(want) or abs(result - want) <= float(np.spacing(np.float32(abs(want)))))
+            if not near:
+                bad.append(f"x = {float(value)!r}: {result!r}, definition {want!r}")
+        out.append((label, bad))
+    return out
 
 
 # -- quantization edges, parameters, environment ---------------------------------------------------
@@ -1574,6 +1690,36 @@ def _damaged_caches(data: bytes, arrays: dict[str, np.ndarray]) -> dict[str, byt
             "an array of another dtype": _npz({**arrays, first: arrays[first].astype(np.float64)})}
 
 
+def _renames(call: Callable[[], Any]) -> list[tuple[Path, Path]]:
+    """The (source, destination) of every ``os.replace`` and ``os.rename`` that ``call`` makes: how an
+    atomic write lands its file. A rename is atomic only within one file system, so the source of
+    the one that lands a file must lie beside it, never in the system's temporary folder."""
+    seen: list[tuple[Path, Path]] = []
+    real = {"replace": os.replace, "rename": os.rename}
+
+    def spy(name: str) -> Callable[..., None]:
+        def renamed(src: Any, dst: Any, *args: Any, **kwargs: Any) -> None:
+            seen.append((Path(src), Path(dst)))
+            real[name](src, dst, *args, **kwargs)
+        return renamed
+
+    os.replace, os.rename = spy("replace"), spy("rename")
+    try:
+        call()
+    finally:
+        os.replace, os.rename = real["replace"], real["rename"]
+    return seen
+
+
+def _landed_beside(renames: list[tuple[Path, Path]], target: Path) -> str:
+    """"ok" when a rename lands ``target`` from a file or folder beside it, else what happened."""
+    landing = [(a, b) for a, b in renames if b.resolve() == target.resolve()]
+    if not landing:
+        return f"nothing was renamed onto {target.name} (renames: {[(str(a), str(b)) for a, b in renames]})"
+    far = [str(a) for a, b in landing if a.resolve().parent != b.resolve().parent]
+    return f"{target.name} was renamed from another folder: {far[0]}" if far else "ok"
+
+
 def model_cache_properties(root: Path) -> tuple[dict[str, int], Failures]:
     """The embedded model's cache (``load_model("vt-tiny", cache_dir)``, docs/engine.md): a damaged
     cache file, in any of :func:`_damaged_caches`'s ways, is regenerated (the same model, and a cache
@@ -1610,6 +1756,9 @@ def model_cache_properties(root: Path) -> tuple[dict[str, int], Failures]:
     blocked.write_text("a file where the cache folder's parent should be")
     cases["a cache folder that cannot be made"] = (
         lambda: "ok" if load_model("vt-tiny", blocked / "cache").digest() == good else "another model")
+    beside = root / "model-cache-renames"
+    cases["the cache file is renamed into place from its own folder (the documented os.replace)"] = (
+        lambda: _landed_beside(_renames(lambda: load_model("vt-tiny", beside)), beside / path.name))
     size = path.stat().st_size
     for limit in (1 << 16, size - 1):
         cases[f"a cache write cut at {limit} bytes"] = functools.partial(_cut_cache_write, root, limit, good)
