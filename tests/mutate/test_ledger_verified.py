@@ -37,8 +37,8 @@ def generate(prompt: str = "hi", tokens: int = 12) -> dict:
 DEP_METADATA = "Metadata-Version: 2.1\nName: mutfake-dep\nVersion: {version}\n"
 
 
-def code_json(project, *args: str) -> tuple[subprocess.CompletedProcess[str], dict]:
-    done = project.vtgate("mutate", "--code", "--json", "-", "-q", "-j", "2", "-g", "strict-hi", *args)
+def code_json(project, *args: str, env: dict[str, str] | None = None) -> tuple[subprocess.CompletedProcess[str], dict]:
+    done = project.vtgate("mutate", "--code", "--json", "-", "-q", "-j", "2", "-g", "strict-hi", *args, env=env)
     assert done.stdout.strip(), done.stderr
     return done, json.loads(done.stdout)
 
@@ -235,3 +235,58 @@ def test_a_ledger_confirm_ledger_cannot_write_ends_the_run_with_exit_2_and_the_f
     report = json.loads(report_path.read_text())
     boundary = next(m for m in report["mutants"] if m["ledger_key"] == planted["boundary"].ledger_key)  # type: ignore[attr-defined]
     assert boundary["ledger"]["verdict"] == "verified"
+
+
+# A ledger entry whose mutant turns strict-hi red the first time it runs anywhere, never again: it drops a
+# token while the marker file (outside every copy, named by MUTFAKE_MARKER) is missing, and makes it. The
+# original never reaches the marker (12 > 12 is false). The gate that "kills" the entry is flaky there.
+FIRST_RUN_ONLY = '''
+
+import os as _os
+import pathlib as _pathlib
+
+
+def _one_fewer_on_a_first_run(tokens: int) -> int:
+    marker = _pathlib.Path(_os.environ["MUTFAKE_MARKER"])
+    if tokens > 12 and not marker.exists():
+        marker.touch()
+        return tokens - 1
+    return tokens
+
+
+_generate_plain = generate
+
+
+def generate(prompt: str = "hi", tokens: int = 12) -> dict:
+    return _generate_plain(prompt, _one_fewer_on_a_first_run(tokens))
+'''
+
+
+def test_a_gate_red_once_and_green_when_run_again_leaves_the_entry_unverified(blessed) -> None:
+    """A red gate refutes a ledger entry only when it is red again on a fresh copy of the mutant: one red run of a
+    flaky gate is neither a refutation (the tool would say "delete the entry") nor evidence for it."""
+    source = blessed.root / "src" / "mutfake" / "__init__.py"
+    source.write_text(source.read_text() + FIRST_RUN_ONLY)
+    blessed.commit("a function that drops a token the first time tokens > 12")
+    mutant = next(m for m in generate(blessed.root, ["src/mutfake"])
+                  if m.function == "_one_fewer_on_a_first_run" and m.description == "tokens > 12 -> tokens >= 12")
+    ledger = blessed.root / "goldens" / "mutations" / "equivalent.toml"
+    ledger.parent.mkdir(parents=True, exist_ok=True)
+    ledger.write_text(f'[[equivalent]]\ndigest = "{mutant.ledger_key}"\nid = "{mutant.ident}"\n'
+                      'reason = "strict-hi asks for 12 tokens, never more"\n')
+    blessed.commit("a ledger entry")
+    marker = blessed.root.parent / "first-run-marker"
+    _, report = code_json(blessed, "--operator", "compare-boundary", env={"MUTFAKE_MARKER": str(marker)})
+    assert marker.exists()  # the mutant ran its dropping branch once
+    found = next(m for m in report["mutants"] if m["ledger_key"] == mutant.ledger_key)
+    assert found["status"] == "ledger-unverified" and found["killed_by"] is None, found
+    assert found["ledger"]["verdict"] == "unverified" and found["ledger"]["refuted_by"] is None
+    assert "strict-hi was red once" in found["detail"] and "green when run again on a fresh copy" in found["detail"]
+    assert found["ledger"]["evidence"] == found["detail"]
+    counts = report["ledger_check"]
+    assert (counts["refuted_by_gate"], counts["unverified"], counts["verified"]) == (0, 1, 0)
+    marker.unlink()
+    _, again = code_json(blessed, "--operator", "compare-boundary", env={"MUTFAKE_MARKER": str(marker)})
+    # not cached: judged afresh, the same way
+    second = next(m for m in again["mutants"] if m["ledger_key"] == mutant.ledger_key)
+    assert second["status"] == "ledger-unverified" and not second["cached"]

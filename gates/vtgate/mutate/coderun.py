@@ -673,8 +673,10 @@ def run_code_mutants(
                 refuted = LedgerCheck(entry.reason, "refuted", verdict.killed_by, verdict.detail, entry.confirmed_under,
                                       note)
                 return dataclasses.replace(verdict, ledger=refuted)
-            # no gate killed it: the differential check decides, once every mutant is judged
-            return dataclasses.replace(verdict, ledger=LedgerCheck(entry.reason, "unverified", None, "",
+            # no gate killed it: the differential check decides, once every mutant is judged (unless a
+            # flaky gate left it unverified: its detail says which)
+            evidence = verdict.detail if verdict.status == "ledger-unverified" else ""
+            return dataclasses.replace(verdict, ledger=LedgerCheck(entry.reason, "unverified", None, evidence,
                                                                    entry.confirmed_under, note))
 
         def gate_verdict(mutant: CodeMutant, scratch: Scratch) -> MutantVerdict:
@@ -732,12 +734,30 @@ def run_code_mutants(
                 judged = judge_copy(reaching, suite, copy, shared, pins, scope.env_for(copy), ran, results)
             if judged is not None:
                 status, killed_by, detail = judged
+            flaky = False
+            if status in KILLED and killed_by is not None and mutant.digest in entries and remotely is None:
+                # A gate that kills a ledger entry refutes a claim ("delete the entry"): the gate is run
+                # once more, on a fresh copy of the same mutant (a run's results are shared by their key,
+                # which holds the tree's path), before it is said. Green then: the gate is flaky here, and
+                # one red run refutes nothing, nor does the green one verify anything.
+                spec = next(s for s in reaching if s.name == killed_by)
+                fresh = scratch.patched_copy(root_path, f"m-{mutant.digest}-again", patch, mutant.ident)
+                try:
+                    again = judge_copy([spec], suite, fresh, shared, pins, scope.env_for(fresh), [], {})
+                finally:
+                    shutil.rmtree(fresh, ignore_errors=True)
+                if again is None:
+                    flaky = True
+                    status = "ledger-unverified"
+                    detail = (f"{killed_by} was red once ({detail}) and green when run again on a fresh copy: "
+                              "a flaky gate neither refutes the entry nor verifies it")
+                    killed_by = None
             if status == "survived" and results and same_observations(results, baseline):
                 status = "possibly-equivalent"
                 detail = "no observation of any probe changed"
             verdict = MutantVerdict(mutant, status, tuple(ran), killed_by, detail, time.perf_counter() - t0,
                                     judged_by=judged_by, shadow=shadow_note)
-            if status != "error":
+            if status != "error" and not flaky:  # a flaky verdict is judged afresh next time
                 cache.put(key, {"status": status, "gates_run": ran, "killed_by": killed_by, "detail": detail,
                                 "id": mutant.ident, "judged_by": judged_by, "shadow": shadow_note})
             shutil.rmtree(copy, ignore_errors=True)
@@ -879,7 +899,7 @@ def check_ledger(report: CodeReport, context: _EvidenceContext, *, inputs: int, 
     (``ledger-refuted``, the witness in its detail), no difference over some inputs verifies it
     (``equivalent``), no evidence at all leaves it ``ledger-unverified``."""
     pending = [v for v in report.verdicts if v.ledger is not None and v.status not in KILLED
-               and v.status not in ("error", "ledger-refuted")]
+               and v.status not in ("error", "ledger-refuted", "ledger-unverified")]
     if not pending:
         return
     context.tell(f"ledger: {len(pending)} entries no gate killed; the differential check, {inputs} inputs each "
