@@ -113,6 +113,9 @@ class _Server:
         self.process = subprocess.Popen([sys.executable, "-c", _SERVER], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=dict(env), cwd=cwd)
         self.pending = b""
+        self.alive = False  # until it says "ready" (await_ready)
+
+    def await_ready(self) -> None:
         self.alive = self._line(time.monotonic() + READY_SECONDS) == "ready"
         if not self.alive:
             self.stop()
@@ -191,6 +194,8 @@ class WarmCLI:
         self.env = dict(env)
         cwd = os.getcwd()
         self.servers: list[_Server] = [_Server(self.env, cwd) for _ in range(max(1, workers))]
+        for server in self.servers:  # started together, so their imports overlap
+            server.await_ready()
         self.free: queue.Queue[_Server] = queue.Queue()
         for server in self.servers:
             if server.alive:
