@@ -217,3 +217,43 @@ def test_a_red_stream_carries_both_token_streams_and_margins_a_green_one_stays_s
         assert len(red.verdict.measured["margins"]) == 12
         if "margins" in golden:
             assert red.verdict.pinned["margins"] == golden["margins"]
+
+
+def test_snapshot_green_then_red_naming_each_changed_call(project) -> None:
+    project.write_suite('[[gate]]\nname = "snap"\nkind = "snapshot"\nprobe = "fakeengine:cases"\nshow = 2\n')
+    project.bless("snap")
+    green = _one(project)
+    assert (green.status, green.summary) == ("green", "12/12 calls as pinned")
+    red = _one(project, {"FAKE_FMA": "1"})  # cases 0, 3, 6, 9 change
+    assert red.status == "red"
+    assert red.verdict.cases.failed_ids == ("case-0", "case-3", "case-6", "case-9")
+    pinned = project.golden("snap")["value"]["cases"]
+    assert red.summary.startswith(f"8/12 calls as pinned (4 changed) — case-0: {pinned['case-0']} -> ")
+    assert red.summary.endswith("; and 2 more")  # show = 2
+
+
+def test_snapshot_is_red_when_the_run_draws_other_calls_than_the_golden(project) -> None:
+    project.write_suite('[[gate]]\nname = "snap"\nkind = "snapshot"\nprobe = "fakeengine:cases"\nargs = { n = 12 }\n')
+    project.bless("snap")
+    project.write_suite('[[gate]]\nname = "snap"\nkind = "snapshot"\nprobe = "fakeengine:cases"\nargs = { n = 10 }\n')
+    fewer = _one(project)
+    assert fewer.status == "red" and "(0 changed, 2 not run)" in fewer.summary
+    assert fewer.verdict.cases.failed_ids == ("case-10", "case-11")
+    project.write_suite('[[gate]]\nname = "snap"\nkind = "snapshot"\nprobe = "fakeengine:cases"\nargs = { n = 13 }\n')
+    more = _one(project)
+    assert more.status == "red" and "1 not pinned" in more.summary and "case-12: (not pinned) -> " in more.summary
+
+
+def test_snapshot_bless_diff_counts_the_changed_calls(project) -> None:
+    project.write_suite('[[gate]]\nname = "snap"\nkind = "snapshot"\nprobe = "fakeengine:cases"\n')
+    project.bless("snap")
+    done = project.vtgate("bless", "snap", "--reason", "fma on", env={"FAKE_FMA": "1"})
+    assert done.returncode == 0, done.stderr
+    assert "4 of 12 calls changed; first: case-0: " in done.stdout + done.stderr
+
+
+def test_snapshot_show_must_be_a_positive_whole_number(project) -> None:
+    project.write_suite('[[gate]]\nname = "snap"\nkind = "snapshot"\nprobe = "fakeengine:cases"\nshow = 0\n')
+    done = project.vtgate("check")
+    assert done.returncode == 2
+    assert "show must be a whole number >= 1" in done.stderr + done.stdout

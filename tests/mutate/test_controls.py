@@ -92,3 +92,10 @@ def test_counters_controls_cover_every_run_not_only_the_first() -> None:
     pin = {"B=0": {"hits": 0}, "B=1": {"hits": 4}}
     obs = {"B=0": {"counters": {"hits": 0}}, "B=1": {"counters": {"hits": 4}}}
     assert _judged(spec, pin, obs) == {"g:B=0/hits+1": ("red", "red"), "g:B=1/hits+1": ("red", "red")}
+
+
+def test_snapshot_first_and_last_pinned_call_altered_and_one_call_not_pinned() -> None:
+    spec = _spec("snapshot")
+    cases = {"a/1": "ok int:1", "b/2": "raises ValueError: no", "c/3": "ok str:\"x\""}
+    assert _judged(spec, {"cases": cases}, {"baseline": {"cases": dict(cases)}}) == {
+        "g:call-first": ("red", "red"), "g:call-last": ("red", "red"), "g:call-not-pinned": ("red", "red")}

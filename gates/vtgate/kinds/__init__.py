@@ -52,7 +52,7 @@ class GateKind(Protocol):
     def describe_pin(self, pin: Mapping[str, Any]) -> str: ...
 
 
-_MODULES = ("golden", "anchor", "band", "bitident", "invariance", "counters", "envdoc", "perf")
+_MODULES = ("golden", "anchor", "band", "bitident", "invariance", "counters", "snapshot", "envdoc", "perf")
 
 KINDS: dict[str, GateKind] = {}
 

@@ -10,7 +10,9 @@ family per kind, each with the outcome the gate's own declared tolerance implies
 - anchor: the stream digest, the anchor number, each anchor token and each pinned digest perturbed (red);
 - band: the measured value at each edge (green) and just outside it (red);
 - bitident / invariance: one case of one run altered (red);
-- counters: each pinned counter of each run moved by one (red)."""
+- counters: each pinned counter of each run moved by one (red);
+- snapshot: the first and the last pinned call's outcome altered, and one call of the run's corpus
+  that the golden does not hold (red)."""
 
 from __future__ import annotations
 
@@ -193,7 +195,7 @@ class Control:
 def controls_for(spec: GateSpec, pin: Mapping[str, Any], observations: Mapping[str, Mapping[str, Any]]) -> list[Control]:
     """The negative (and tolerance-edge) controls of one gate, from its baseline pin and observations."""
     makers = {"golden": _golden, "anchor": _anchor, "band": _band, "bitident": _cases_runs,
-              "invariance": _cases_runs, "counters": _counters}
+              "invariance": _cases_runs, "counters": _counters, "snapshot": _snapshot}
     maker = makers.get(spec.kind)
     return maker(spec, pin, observations) if maker else []
 
@@ -369,3 +371,16 @@ def _counters(spec: GateSpec, pin: Mapping[str, Any], observations: Mapping[str,
         for label, counters in pin.items()
         for counter, value in dict(counters).items()
     ]
+
+
+def _snapshot(spec: GateSpec, pin: Mapping[str, Any], observations: Mapping[str, Mapping[str, Any]]) -> list[Control]:
+    cases = list(dict(pin.get("cases", {})))
+    if not cases:
+        return []
+    controls = [Control(f"{spec.name}:call-{which}", PinChange(
+        spec.name, (Edit(("cases", case), altered(pin["cases"][case])),), f"the pinned outcome of {case} altered"), "red")
+        for which, case in (("first", cases[0]), ("last", cases[-1]))]
+    extra = "(a call the golden does not hold)"
+    controls.append(Control(f"{spec.name}:call-not-pinned", PinChange(
+        spec.name, (Edit(("cases", extra), "ok None", label="baseline"),), f"the run reports a call {extra}"), "red"))
+    return controls

@@ -1,0 +1,670 @@
+"""A snapshot of the public API over a seeded corpus of calls: each call's outcome as one short text.
+
+The families (:mod:`vtengine.families`) check what someone wrote down as a contract; the property
+layer (:mod:`vtengine.properties`) checks the numbers against a float64 reference. Both see only what
+their authors thought of. A snapshot needs no spec: it calls the public functions over a corpus of
+inputs drawn pairwise from pools of ordinary and edge values (model shapes, knob rows, prompts,
+checkpoint configs, texts, arrays with zeros, subnormals, infinities and NaN, call sequences on one
+engine), and records what came back: the value described by its types, shapes, dtypes and a digest
+of its bytes, or the exception's type (and its message when the engine's own ``raise`` wrote it).
+Pinned as a golden (the ``snapshot`` gate kind), any change of what a caller can observe on the
+corpus turns the gate red and names the calls, whether or not a contract covers it; a deliberate
+change is re-blessed with a reason, like every golden.
+
+Only what the engine promises to be portable is recorded: the bit-exact arms (never BLAS), no
+timings, no thread or process ids, temporary paths written as ``<tmp>``, and exception messages only
+from the engine's own ``raise`` statements (a NumPy or Python message may change between versions).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import enum
+import hashlib
+import json
+import linecache
+import math
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vtengine import checkpoint, numerics, tokenizer
+from vtengine.arms import select_arms
+from vtengine.attention import BF16, paged_attention, paged_attention_rows
+from vtengine.config import ModelConfig
+from vtengine.draws import pairwise
+from vtengine.engine import Engine, propose_ngram, top2_margin
+from vtengine.knobs import Knobs, scoped_env, unset
+from vtengine.model import Model, generate_tensors, hf_names
+from vtengine.provenance import source_tree_hash
+
+BRIEF_CHARS = 200  # an outcome longer than this is cut to its head plus a digest of the whole
+PACKAGE = str(Path(__file__).resolve().parent)
+FP8 = np.dtype("float8_e4m3fn")
+
+# float32 values a kernel meets at its edges: signed zeros, subnormals, the normal minimum, rounding
+# ties at bf16 precision, fp8-e4m3's and float16's maxima and one past, exp's float32 and float64
+# overflow and underflow points, the largest finite float32, infinities and NaN
+EDGE_F32 = np.array([
+    0.0, -0.0, 1.0, -1.0, 0.5, 1.5, -2.5, 1.0 + 2.0 ** -8, 1.0 + 3 * 2.0 ** -8, 1e-45, -1e-45, 1.1754944e-38,
+    1e-8, 1.0 / 3.0, math.pi, 448.0, 464.0, 480.0, 65504.0, 88.72, 89.0, -87.0, -104.0, 709.0, 710.0, -745.0,
+    1e4, -1e4, 3.4028235e38, -3.4028235e38, np.inf, -np.inf, np.nan,
+], dtype=np.float32)
+
+
+# -- outcomes -------------------------------------------------------------------------------------------
+
+def canon(value: Any, tmp: str = "") -> str:
+    """A canonical text of ``value``: its types (a NumPy integer is not an ``int``), an array's dtype,
+    shape and a digest of its bytes, containers item by item, dataclasses field by field."""
+    if value is None or type(value) in (bool, int, float, complex):
+        return f"{type(value).__name__}:{value!r}"
+    if isinstance(value, enum.Enum):
+        return f"{type(value).__name__}.{value.name}:{canon(value.value, tmp)}"
+    if isinstance(value, np.generic):
+        return f"np.{type(value).__name__}:{value.tobytes().hex()}"
+    if isinstance(value, str):
+        text = value.replace(tmp, "<tmp>") if tmp else value
+        return f"str:{json.dumps(text)}"
+    if isinstance(value, bytes):
+        return f"bytes[{len(value)}]:{hashlib.sha256(value).hexdigest()[:16]}"
+    if isinstance(value, np.ndarray):
+        data = np.ascontiguousarray(value)
+        body = data.view(np.uint8).tobytes() if data.dtype.kind != "O" else repr(data.tolist()).encode()
+        return f"ndarray[{data.dtype.str} {'x'.join(map(str, data.shape))}]:{hashlib.sha256(body).hexdigest()[:16]}"
+    if isinstance(value, Path):
+        return f"Path:{canon(str(value), tmp)}"
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = ", ".join(f"{f.name}={canon(getattr(value, f.name), tmp)}" for f in dataclasses.fields(value))
+        return f"{type(value).__name__}({fields})"
+    if isinstance(value, dict):
+        items = sorted((canon(k, tmp), canon(v, tmp)) for k, v in value.items())
+        return "{" + ", ".join(f"{k}: {v}" for k, v in items) + "}"
+    if isinstance(value, (list, tuple)):
+        return f"{type(value).__name__}[{len(value)}](" + ", ".join(canon(v, tmp) for v in value) + ")"
+    if isinstance(value, (set, frozenset)):
+        return f"{type(value).__name__}(" + ", ".join(sorted(canon(v, tmp) for v in value)) + ")"
+    return f"<{type(value).__module__}.{type(value).__qualname__}>"
+
+
+def brief(text: str) -> str:
+    """``text`` when short; otherwise its head and a digest of the whole (so two outcomes that differ
+    anywhere still differ, and the head shows where a reader starts)."""
+    if len(text) <= BRIEF_CHARS:
+        return text
+    return f"{text[:BRIEF_CHARS - 30]}... sha256:{hashlib.sha256(text.encode()).hexdigest()[:16]}"
+
+
+def _own_message(error: BaseException) -> bool:
+    """The message is the engine's own: the innermost frame is in vtengine and is a ``raise``."""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return False
+    filename = tb.tb_frame.f_code.co_filename
+    if not os.path.realpath(filename).startswith(PACKAGE):
+        return False
+    return linecache.getline(filename, tb.tb_lineno).lstrip().startswith("raise ")
+
+
+def raised(error: BaseException, tmp: str = "") -> str:
+    name = type(error).__qualname__
+    if type(error).__module__.startswith("vtengine") or _own_message(error):
+        message = str(error).replace(tmp, "<tmp>") if tmp else str(error)
+        return brief(f"raises {name}: {message}")
+    return f"raises {name}"
+
+
+def outcome(call: Callable[[], Any], tmp: str = "", watch: tuple[np.ndarray, ...] = ()) -> str:
+    """Run ``call`` and describe what a caller observes: the value or the exception, and which of the
+    ``watch`` arrays (its array arguments) it wrote to."""
+    before = [canon(a) for a in watch]
+    try:
+        with np.errstate(all="ignore"):  # an overflow is part of the outcome (inf), not a warning
+            text = "ok " + brief(canon(call(), tmp))
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as error:  # noqa: BLE001 - what the caller sees is the outcome
+        text = raised(error, tmp)
+    written = [i for i, (a, was) in enumerate(zip(watch, before, strict=True)) if canon(a) != was]
+    return text + (f"; wrote argument {written}" if written else "")
+
+
+# -- the corpus -------------------------------------------------------------------------------------------
+
+class Corpus:
+    """Cases by id, in the order they ran; each id names its group, index and inputs."""
+
+    def __init__(self, tmp: str) -> None:
+        self.tmp = tmp
+        self.cases: dict[str, str] = {}
+
+    def add(self, case: str, function: Callable[..., Any], *args: Any, watch: tuple[np.ndarray, ...] = (),
+            **kwargs: Any) -> str:
+        """Call ``function(*args, **kwargs)`` and record its outcome as ``case``."""
+        if case in self.cases:
+            raise ValueError(f"snapshot case {case!r} twice")
+        self.cases[case] = text = outcome(partial(function, *args, **kwargs), self.tmp, watch)
+        return text
+
+
+def _edge_array(rng: np.random.Generator, shape: tuple[int, ...], edges: bool) -> np.ndarray:
+    values = rng.standard_normal(shape).astype(np.float32) * np.float32(3)
+    if edges and values.size:
+        picks = rng.random(shape) < 0.35
+        values[picks] = rng.choice(EDGE_F32, size=int(picks.sum()))
+    return values
+
+
+ARRAY_SHAPES = ((0,), (1,), (7,), (3, 5), (2, 130), (129, 2), (1, 300), (4, 4, 3))
+
+
+def _requantized(x: np.ndarray) -> np.ndarray:
+    return numerics.dequantize_fp8_blocks(*numerics.quantize_fp8_blocks(x))
+
+
+def _round_trip(text: str) -> str:
+    return tokenizer.decode(tokenizer.encode(text))
+
+
+def numerics_cases(corpus: Corpus, rng: np.random.Generator) -> None:
+    rows = pairwise({"shape": tuple(str(i) for i in range(len(ARRAY_SHAPES))), "edges": ("0", "1"),
+                     "dtype": ("float32", "float16", "float64", "int32"), "order": ("C", "F", "strided")}, rng)
+    for i, row in enumerate(rows):
+        shape = ARRAY_SHAPES[int(row["shape"])]
+        base = _edge_array(rng, shape, row["edges"] == "1")
+        with np.errstate(over="ignore"):  # float16 overflows to inf: an input the kernels must take
+            x = base.astype(row["dtype"]) if row["dtype"] != "int32" else np.nan_to_num(base).clip(-99, 99).astype(np.int32)
+        if row["order"] == "F":
+            x = np.asfortranarray(x)
+        elif row["order"] == "strided" and x.ndim:
+            x = np.repeat(x, 2, axis=-1)[..., ::2]
+        tag = f"{i:02d} {row['dtype']} {'x'.join(map(str, shape))} {row['order']}{' edges' if row['edges'] == '1' else ''}"
+        corpus.add(f"numerics/round_bf16 {tag}", numerics.round_bf16, x, watch=(x,))
+        corpus.add(f"numerics/exp_f32 {tag}", numerics.exp_f32, x, watch=(x,))
+        corpus.add(f"numerics/silu_f32 {tag}", numerics.silu_f32, x, watch=(x,))
+        if x.dtype != np.float16:  # float32's kernel: a float16 sum's dtype is NumPy's promotion rule (changed in 2.0)
+            for axis in range(-1, x.ndim):
+                corpus.add(f"numerics/sum_sequential axis={axis} {tag}", numerics.sum_sequential, x, axis, watch=(x,))
+        y, z = _edge_array(rng, shape, True), _edge_array(rng, shape[-1:], row["edges"] == "1")
+        corpus.add(f"numerics/fma_f32 {tag}", numerics.fma_f32, x, y, z, watch=(x, y, z))
+        if x.ndim == 2:
+            corpus.add(f"numerics/quantize_fp8_blocks {tag}", numerics.quantize_fp8_blocks, x, watch=(x,))
+            corpus.add(f"numerics/dequantize(quantize) {tag}", _requantized, x)
+            corpus.add(f"numerics/top2_margin {tag}", top2_margin, x, watch=(x,))
+    histories = [[], [1], [1, 2, 1, 2, 1], [3, 3, 3, 3], [5, 6, 7, 5, 6, 7, 5, 6], [0, 1, 0, 2, 0, 1, 0]]
+    for i, history in enumerate(histories):
+        for ngram in (0, 1, 2, 3, 9):
+            for max_draft in (-1, 0, 1, 4):
+                corpus.add(f"numerics/propose_ngram {i} n={ngram} d={max_draft}",
+                           propose_ngram, list(history), ngram, max_draft)
+
+
+TEXTS = ("", "a", "hello world", "  leading and trailing  ", "tab\tnew\nline\r\n", "\x00nul", "é", "héllo ✓",
+         "日本語のテキスト", "emoji 🙂👍🏽", "<bos>", "\u200b\ufeff", "a" * 300, "ÿ\x7f\x80", "mixed ascii and ünïcödé")
+ID_LISTS: tuple[list[int], ...] = ([], [0], [255], [256], [257], [258], [259], [-1], [104, 195, 169], [195], [0xE2, 0x9C],
+            [256, 104, 105, 257, 258], [511], [10**6], [72, 105, 0, 33])
+
+
+def tokenizer_cases(corpus: Corpus) -> None:
+    for i, text in enumerate(TEXTS):
+        for bos in (True, False):
+            corpus.add(f"tokenizer/encode {i:02d} bos={bos}", tokenizer.encode, text, bos=bos)
+        corpus.add(f"tokenizer/round-trip {i:02d}", _round_trip, text)
+    for i, ids in enumerate(ID_LISTS):
+        corpus.add(f"tokenizer/decode {i:02d}", tokenizer.decode, list(ids))
+        corpus.add(f"tokenizer/decode-numpy {i:02d}", tokenizer.decode, list(np.array(ids, np.int64)))
+    for vocab in (0, 258, 259, 260, 512):
+        corpus.add(f"tokenizer/check_vocab {vocab}", tokenizer.check_vocab, vocab, "m")
+
+
+# model shapes drawn pairwise; every one is valid, small, and several have GQA groups, odd widths or
+# several layers (what vt-tiny alone never varies)
+MODEL_POOLS: dict[str, tuple[str, ...]] = {
+    "layers": ("1", "2", "3"),
+    "heads": ("1/1", "2/1", "4/2", "3/3", "4/1", "6/2"),
+    "head_dim": ("2", "4", "6", "8"),  # even: the rotary embedding rotates pairs
+    "d_ff": ("8", "24", "33"),
+    "vocab": ("16", "61", "260"),
+    "context": ("10", "17", "29"),
+    "tie": ("0", "1"),
+    "theta": ("10000", "500.5"),
+    "seed": ("0", "7"),
+}
+ENGINE_KNOBS: dict[str, tuple[str, ...]] = {  # the bit-exact arms and every numerics knob (no BLAS)
+    "VT_ACT_DTYPE": ("bf16", "f32"),
+    "VT_KV_BLOCK_SIZE": ("1", "3", "16"),
+    "VT_CPU_THREADS": ("1", "2"),
+    "VT_CPU_PAGED_ATTN_SCALAR_FMA": ("0", "1"),
+    "VT_CPU_PAGED_ATTN_BFDOT": ("0", "1"),
+    "VT_CPU_GEMV_BF16_DOT": ("0", "1"),
+    "VT_DEQUANT_CACHE_MB": ("0", "1", "64"),
+    "VT_DEQUANT_CACHE_POLICY": ("lru", "pin"),
+    "weights": ("f32", "bf16", "fp8-quantized"),
+}
+
+
+def _config(row: dict[str, str], index: int) -> ModelConfig:
+    heads, kv = (int(v) for v in row["heads"].split("/"))
+    return ModelConfig(name=f"snap-{index}", vocab_size=int(row["vocab"]), d_model=heads * int(row["head_dim"]),
+                       n_layers=int(row["layers"]), n_heads=heads, n_kv_heads=kv, d_ff=int(row["d_ff"]),
+                       max_context=int(row["context"]), rope_theta=float(row["theta"]),
+                       tie_word_embeddings=row["tie"] == "1", seed=int(row["seed"]))
+
+
+def _knobs(row: dict[str, str]) -> Knobs:
+    return Knobs(act_dtype=row["VT_ACT_DTYPE"], kv_block_size=int(row["VT_KV_BLOCK_SIZE"]),
+                 cpu_threads=int(row["VT_CPU_THREADS"]), paged_attn_scalar_fma=row["VT_CPU_PAGED_ATTN_SCALAR_FMA"] == "1",
+                 paged_attn_bfdot=row["VT_CPU_PAGED_ATTN_BFDOT"] == "1", gemv_bf16_dot=row["VT_CPU_GEMV_BF16_DOT"] == "1",
+                 dequant_cache_mb=int(row["VT_DEQUANT_CACHE_MB"]), dequant_cache_policy=row["VT_DEQUANT_CACHE_POLICY"])
+
+
+def _tensors(config: ModelConfig, weights: str) -> dict[str, np.ndarray]:
+    tensors = generate_tensors(config)
+    if weights == "bf16":
+        return {name: t.astype(BF16) for name, t in tensors.items()}
+    return tensors
+
+
+def _prompt(rng: np.random.Generator, vocab: int, length: int) -> list[int]:
+    """Token ids with repeats (for the n-gram drafts) and the vocabulary's edges."""
+    if length <= 0:
+        return []
+    pattern = [int(t) for t in rng.integers(0, vocab, size=max(1, length // 3))] + [0, vocab - 1]
+    return [pattern[int(j)] for j in rng.integers(0, len(pattern), size=length)]
+
+
+def _kv_blocks(engine: Engine) -> tuple[int, int]:
+    """The paged KV cache's blocks and how many are free: all of them once every call has ended."""
+    return engine.kv.num_blocks, len(engine.kv.free)
+
+
+def _save_and_list(target: Path, config: ModelConfig, tensors: dict[str, np.ndarray], overwrite: bool) -> Any:
+    """``save_checkpoint``'s result and what the folder around the checkpoint holds afterwards (no
+    staging or retired folder left behind)."""
+    return checkpoint.save_checkpoint(target, config, tensors, overwrite=overwrite), _listing(target.parent)
+
+
+def _generate_from(directory: Path) -> Any:
+    return Engine(Model(*checkpoint.load_checkpoint(directory)), Knobs()).generate([1, 2, 3], 3)
+
+
+def _knob_defaults() -> tuple[Knobs, dict[str, str]]:
+    return Knobs(), Knobs().as_env()
+
+
+def engine_cases(corpus: Corpus, rng: np.random.Generator) -> None:
+    """Each model row under a knob row, one engine over a sequence of calls (reuse across calls,
+    batches of different sizes and lengths, every decoding path, the edges of each call's arguments),
+    then the counters it leaves."""
+    models = pairwise(MODEL_POOLS, rng, candidates=8)
+    knob_rows = pairwise(ENGINE_KNOBS, rng, candidates=8)
+    for i in range(max(len(models), len(knob_rows))):
+        m_row, k_row = models[i % len(models)], knob_rows[i % len(knob_rows)]
+        config = _config(m_row, i)
+        tag = f"{i:02d}"
+        corpus.add(f"engine/{tag} model hf_names", hf_names, config)
+        try:
+            tensors = _tensors(config, k_row["weights"])
+            model = Model(config, tensors, quantize=k_row["weights"] == "fp8-quantized")
+        except Exception as error:  # noqa: BLE001 - recorded, and the row's calls are skipped
+            corpus.cases[f"engine/{tag} model build"] = raised(error, corpus.tmp)
+            continue
+        corpus.add(f"engine/{tag} model digest", model.digest)
+        corpus.add(f"engine/{tag} model dequantized_tensors", model.dequantized_tensors)
+        knobs = _knobs(k_row)
+        corpus.add(f"engine/{tag} model select_arms", select_arms, knobs)
+        engine = Engine(model, knobs)
+        try:
+            ctx, vocab = config.max_context, config.vocab_size
+            short, mid = _prompt(rng, vocab, 3), _prompt(rng, vocab, ctx // 2)
+            lengths = [1, 5, ctx // 2, 2, ctx - 3]
+            batch = [_prompt(rng, vocab, n) for n in lengths]
+            calls: list[tuple[str, Callable[[], Any]]] = [
+                ("forward_logits short", partial(engine.forward_logits, short)),
+                ("generate short 4", partial(engine.generate, short, 4)),
+                ("generate mid 0", partial(engine.generate, mid, 0)),
+                ("generate_batch 5 prompts", partial(engine.generate_batch, batch, 3)),
+                ("generate short 4 again", partial(engine.generate, short, 4)),
+                ("generate_recompute short 4", partial(engine.generate_recompute, short, 4)),
+                ("generate_batch one", partial(engine.generate_batch, [mid], 2)),
+                ("score mid", partial(engine.score, mid)),
+                ("speculative mid 6", partial(engine.speculative, mid + mid[: ctx // 4], 6)),
+                ("speculative short 5 ngram=1 draft=1", partial(engine.speculative, short * 3, 5, ngram=1, max_draft=1)),
+                ("generate fills context", partial(engine.generate, short, ctx - len(short))),
+                ("generate past context", partial(engine.generate, batch[-1], 4)),
+                ("score past context", partial(engine.score, _prompt(rng, vocab, ctx + 1))),
+                ("generate empty prompt", partial(engine.generate, [], 2)),
+                ("generate id = vocab", partial(engine.generate, [vocab], 1)),
+                ("generate id -1", partial(engine.generate, [-1], 1)),
+                ("generate steps -1", partial(engine.generate, short, -1)),
+                ("generate numpy ids", partial(engine.generate, list(np.array(short, np.int64)), 2)),
+                ("score one token", partial(engine.score, short[:1])),
+                ("score empty", partial(engine.score, [])),
+                ("generate_batch empty", partial(engine.generate_batch, [], 2)),
+                ("generate_batch with empty prompt", partial(engine.generate_batch, [short, []], 2)),
+                ("generate_batch 8 long", partial(engine.generate_batch, [mid] * 8, 1)),
+                ("speculative ngram 0", partial(engine.speculative, short, 3, ngram=0)),
+                ("speculative draft 0", partial(engine.speculative, short, 3, max_draft=0)),
+                ("speculative steps 0", partial(engine.speculative, short, 0)),
+                ("dequant cache counters", partial(engine.cache.counters)),
+                ("kv free blocks", partial(_kv_blocks, engine)),
+            ]
+            for name, call in calls:
+                corpus.add(f"engine/{tag} {name}", call)
+        finally:
+            engine.close()
+
+
+def _hf_variants(base: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """A config.json each: a key dropped, a key given an odd but JSON-legal value, the rope_scaling
+    and dtype spellings transformers has written over the years."""
+    odd = {"zero": 0, "neg": -1, "float": 2.0, "frac": 2.5, "str": "8", "true": True, "null": None, "list": [8]}
+    for key in sorted(base):
+        drop = dict(base)
+        del drop[key]
+        yield f"drop {key}", drop
+        for label, value in odd.items():
+            yield f"{key}={label}", {**base, key: value}
+    spellings: dict[str, Any] = {
+        "rope_scaling={}": {}, "rope_scaling type=default": {"type": "default"},
+        "rope_scaling rope_type=default": {"rope_type": "default"},
+        "rope_scaling both keys": {"type": "default", "rope_type": "default"},
+        "rope_scaling linear": {"type": "linear", "factor": 2.0},
+        "rope_scaling llama3": {"rope_type": "llama3", "factor": 8.0},
+        "rope_scaling theta inside": {"rope_type": "default", "rope_theta": base.get("rope_theta", 10000.0)},
+    }
+    for label, value in spellings.items():
+        yield label, {**base, "rope_scaling": value}
+    for dtype in ("float32", "bfloat16", "float16", "float8_e4m3fn", "torch.float32", "auto", "int8"):
+        yield f"torch_dtype={dtype}", {**base, "torch_dtype": dtype}
+        yield f"dtype={dtype}", {**{k: v for k, v in base.items() if k != "torch_dtype"}, "dtype": dtype}
+    yield "architectures Mistral", {**base, "architectures": ["MistralForCausalLM"]}
+    yield "model_type qwen2", {**base, "model_type": "qwen2"}
+    yield "head_dim given", {**base, "head_dim": base["hidden_size"] // base["num_attention_heads"]}
+    yield "head_dim other", {**base, "head_dim": 2 * base["hidden_size"] // base["num_attention_heads"]}
+    yield "extra unknown key", {**base, "some_future_key": 1}
+
+
+def checkpoint_cases(corpus: Corpus, rng: np.random.Generator) -> None:
+    configs = [ModelConfig(name="ck-a", vocab_size=40, d_model=12, n_layers=2, n_heads=3, n_kv_heads=1, d_ff=20,
+                           max_context=32, seed=3),
+               ModelConfig(name="ck-b", vocab_size=300, d_model=16, n_layers=1, n_heads=4, n_kv_heads=4, d_ff=130,
+                           max_context=16, tie_word_embeddings=True, seed=5, rope_theta=500000.0, rms_norm_eps=1e-6)]
+    for c, config in enumerate(configs):
+        for dtype in ("float32", "bfloat16", "float16", "float8_e4m3fn", "int8"):
+            corpus.add(f"checkpoint/config_to_hf {c} {dtype}", checkpoint.config_to_hf, config, dtype)
+        base = checkpoint.config_to_hf(config)
+        for label, hf in _hf_variants(base):
+            corpus.add(f"checkpoint/config_from_hf {c} {label}", checkpoint.config_from_hf, hf, "ck")
+        corpus.add(f"checkpoint/expected_shapes {c}", checkpoint.expected_shapes, config)
+        tensors = generate_tensors(config)
+        names = sorted(tensors)
+        broken: dict[str, dict[str, np.ndarray]] = {
+            "missing": {n: t for n, t in tensors.items() if n != names[0]},
+            "extra": {**tensors, "model.extra.weight": np.zeros(3, np.float32)},
+            "transposed": {**tensors, names[1]: tensors[names[1]].T.copy()},
+            "float64": {**tensors, names[2]: tensors[names[2]].astype(np.float64)},
+            "int32": {**tensors, names[2]: tensors[names[2]].astype(np.int32)},
+        }
+        for label, bad in broken.items():
+            corpus.add(f"checkpoint/validate_tensors {c} {label}", checkpoint.validate_tensors, config, bad)
+        root = Path(corpus.tmp) / f"ck{c}"
+        for weights in ("f32", "f16", "bf16", "fp8", "mixed"):
+            saved = _saved_tensors(tensors, weights)
+            target = root / f"{weights}" / "nested"
+            corpus.add(f"checkpoint/save {c} {weights}",
+                       _save_and_list, target, config, saved, False)
+            corpus.add(f"checkpoint/load {c} {weights}", checkpoint.load_checkpoint, target)
+            corpus.add(f"checkpoint/save again {c} {weights}",
+                       checkpoint.save_checkpoint, target, config, saved)
+            doubled = {n: (t * 2 if t.dtype.kind == "f" and t.dtype != FP8 else t) for n, t in saved.items()}
+            corpus.add(f"checkpoint/overwrite {c} {weights}",
+                       _save_and_list, target, config, doubled, True)
+            corpus.add(f"checkpoint/load overwritten {c} {weights}", checkpoint.load_checkpoint, target)
+            corpus.add(f"checkpoint/model {c} {weights}",
+                       _generate_from, target)
+        damaged = root / "damaged"
+        shutil.copytree(root / "f32" / "nested", damaged)
+        (damaged / checkpoint.CONFIG_FILE).write_text("{not json")
+        corpus.add(f"checkpoint/load bad json {c}", checkpoint.load_checkpoint, damaged)
+        (damaged / checkpoint.CONFIG_FILE).unlink()
+        corpus.add(f"checkpoint/load no config {c}", checkpoint.load_checkpoint, damaged)
+        corpus.add(f"checkpoint/load missing dir {c}", checkpoint.load_checkpoint, root / "absent")
+
+
+def _saved_tensors(tensors: dict[str, np.ndarray], weights: str) -> dict[str, np.ndarray]:
+    if weights == "f32":
+        return dict(tensors)
+    if weights == "f16":
+        return {n: t.astype(np.float16) for n, t in tensors.items()}
+    if weights == "bf16":
+        return {n: t.astype(BF16) for n, t in tensors.items()}
+    out: dict[str, np.ndarray] = {}
+    for i, (name, t) in enumerate(sorted(tensors.items())):
+        if t.ndim == 2 and (weights == "fp8" or i % 2):
+            codes, scales = numerics.quantize_fp8_blocks(t)
+            out[name], out[name + checkpoint.SCALE_SUFFIX] = codes.view(FP8), scales
+        else:
+            out[name] = t.astype(BF16) if weights == "mixed" else t
+    return out
+
+
+def _listing(directory: Path) -> list[str]:
+    return sorted(str(p.relative_to(directory)) for p in directory.rglob("*"))
+
+
+# each knob's spellings: the documented ones first, then near misses a user types
+KNOB_SPELLINGS: dict[str, tuple[str, ...]] = {
+    "VT_DEQUANT_CACHE_MB": ("", "0", "64", "1", " 8 ", "-1", "1.5", "1e3", "x", "007"),
+    "VT_DEQUANT_CACHE_POLICY": ("", "lru", "pin", "LRU", " pin", "fifo"),
+    "VT_ACT_DTYPE": ("", "bf16", "f32", "F32", "fp32", "float32", "bf16 "),
+    "VT_KV_BLOCK_SIZE": ("", "1", "16", "3", "0", "007", "+4", "\uff12", "-3"),
+    "VT_CPU_THREADS": ("", "1", "2", "0", "-2", "four", "02"),
+    "VT_CPU_PAGED_ATTN_SCALAR_FMA": ("", "0", "1", "true", "yes", "on", "False", "2", " 1", "-1"),
+    "VT_CPU_PAGED_ATTN_BFDOT": ("", "0", "1", "TRUE", "no", "off"),
+    "VT_CPU_GEMV_BF16_DOT": ("", "0", "1", "Yes", "0.0"),
+    "VT_CPU_GEMV_BLAS": ("", "0", "1", "TRUE", "off", "no"),
+    "VT_PROFILE": ("", "0", "1", "y", "enabled"),
+    "VT_CACHE_DIR": ("", "relative/dir", "~/c", "/abs/path", "/trailing/"),
+}
+
+
+def knob_cases(corpus: Corpus, rng: np.random.Generator) -> None:
+    """``Knobs.from_env`` for every spelling of every knob alone (the rest unset), then pairwise rows
+    of the spellings each knob accepts alone (a refused one would hide the rest of its row)."""
+    names = tuple(KNOB_SPELLINGS)
+
+    def resolve(values: dict[str, str]) -> Callable[[], tuple[Knobs, dict[str, str], dict[str, str]]]:
+        def call() -> tuple[Knobs, dict[str, str], dict[str, str]]:
+            with unset(names), scoped_env(values):
+                knobs = Knobs.from_env()
+                return knobs, select_arms(knobs), knobs.as_env()
+        return call
+
+    accepted: dict[str, tuple[str, ...]] = {}
+    for name, spellings in KNOB_SPELLINGS.items():
+        for spelling in spellings:
+            values = {name: spelling} if spelling else {}
+            if not corpus.add(f"knobs/{name}={spelling!r}", resolve(values)).startswith("raises"):
+                accepted[name] = (*accepted.get(name, ()), spelling)
+    for i, row in enumerate(pairwise(accepted, rng, candidates=8)):
+        values = {k: v for k, v in row.items() if v}
+        label = " ".join(f"{k.removeprefix('VT_')}={v!r}" for k, v in sorted(values.items()))
+        corpus.add(f"knobs/row {i:02d} {label}", resolve(values))
+    corpus.add("knobs/defaults", _knob_defaults)
+
+
+def attention_cases(corpus: Corpus, rng: np.random.Generator) -> None:
+    """The public kernels on caches with the bf16 and float32 dtypes, odd head_dims, block tables out
+    of order, several rows with contexts in any order, and non-finite values in the cache."""
+    rows = pairwise({"arm": ("default", "scalar_fma", "bfdot", "blas"), "kv": ("bf16", "f32"),
+                     "hd": ("1", "3", "4", "7", "8"), "bs": ("1", "3", "16"), "fill": ("plain", "nonfinite")}, rng)
+    for i, row in enumerate(rows):
+        hd, bs, kv_dtype = int(row["hd"]), int(row["bs"]), BF16 if row["kv"] == "bf16" else np.dtype(np.float32)
+        ctx_max = 11
+        nb = -(-ctx_max // bs) + 2
+        k_cache = _edge_array(rng, (2, hd, nb, bs), False).astype(kv_dtype)
+        v_cache = _edge_array(rng, (2, nb, bs, hd), False).astype(kv_dtype)
+        if row["fill"] == "nonfinite":
+            k_cache[0, 0, nb - 1, bs - 1] = np.nan
+            v_cache[1, nb - 1, bs - 1, 0] = np.inf
+        table = rng.permutation(nb).astype(np.intp)
+        q = _edge_array(rng, (4, hd), False)
+        scale = np.float32(1.0 / math.sqrt(hd))
+        tag = f"{i:02d} {row['arm']} kv={row['kv']} hd={hd} bs={bs} {row['fill']}"
+        for ctx in (1, 5, ctx_max):
+            corpus.add(f"attention/paged_attention {tag} ctx={ctx}",
+                       paged_attention, q, k_cache, v_cache, table, ctx, scale, row["arm"], watch=(q, k_cache, v_cache))
+        rows_q = _edge_array(rng, (3, 4, hd), False)
+        for ctxs in ((3, 4, 5), (5, 1, 3), (11, 11, 11)):
+            corpus.add(f"attention/paged_attention_rows {tag} ctxs={ctxs}",
+                       paged_attention_rows, rows_q, k_cache, v_cache, table, np.array(ctxs), scale, row["arm"], watch=(rows_q, k_cache, v_cache))
+
+
+def provenance_cases(corpus: Corpus) -> None:
+    root = Path(corpus.tmp) / "tree"
+    files = {"a.py": b"x = 1\n", "b/c.py": b"y = 2\r\n", "b/d.py": b"\xef\xbb\xbfz = 3\n", "e.py": b"",
+             "caf\xc3\xa9.py".encode().decode("utf-8"): b"w\n", "f.txt": b"not python\n", "b/__pycache__/c.pyc": b"\x00",
+             "B.py": b"upper\n", "g.py": b"no newline"}
+    for name, data in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+    corpus.add("provenance/source_tree_hash tree", source_tree_hash, root)
+    corpus.add("provenance/source_tree_hash str", source_tree_hash, str(root))
+    corpus.add("provenance/source_tree_hash sub", source_tree_hash, root / "b")
+    corpus.add("provenance/source_tree_hash empty", source_tree_hash, Path(corpus.tmp) / "tree" / "b" / "__pycache__")
+    corpus.add("provenance/source_tree_hash missing", source_tree_hash, Path(corpus.tmp) / "absent")
+
+
+# The CLI, in this process (``vtengine.cli.main(argv)``; the families run it in subprocesses, for what
+# only a process shows: signals, exit at interpreter end): each option of each command through a pool of
+# values (zero and negative counts, ids with zero padding, spaces, hex, underscores and empty items,
+# non-ASCII text, every --json target, a checkpoint folder and a missing one), one at a time around a
+# base command line. The outcome: the exit code, stdout (a JSON document without its meta, which holds
+# the source hash and this host's knobs), the file --json wrote, and stderr's own lines (the engine's
+# messages, whitespace collapsed; tables, bench's timings and click's usage text left out: those are the
+# terminal's width and click's version, not the engine's behaviour).
+CLI_COMMANDS: dict[str, tuple[dict[str, str], dict[str, tuple[str, ...]]]] = {
+    "generate": ({"--prompt": "hi", "--tokens": "2"},
+                 {"--prompt": ("", "héllo ✓", "-", "a\tb"), "--tokens": ("1", "0", "-2", "x", "09"),
+                  "--json": ("-", "FILE", "DIR/missing/out.json"), "--model": ("CHECKPOINT", "MISSING")}),
+    "score": ({"--ids": "1,2,3"},
+              {"--ids": ("072,1,05", " 4, 5", "1,,2", "0x10,1", "1_0,2", "-1,2", "511,0", "512,1", "7", "+3,4"),
+               "--eps": ("0", "1e9", "nan"), "--json": ("-", "FILE"), "--model": ("CHECKPOINT",)}),
+    "score ": ({"--prompt": "ab", "--reference": "cd"},
+               {"--prompt": ("", "héllo"), "--reference": ("", "✓ ok"), "--json": ("-",)}),
+    "bench": ({"--tokens": "2", "--prompt-tokens": "1", "--runs": "1", "--json": "-"},
+              {"--tokens": ("0",), "--prompt-tokens": ("0", "3"), "--runs": ("0",), "--model": ("CHECKPOINT",)}),
+    "arms": ({"--json": "-"}, {}),
+}
+BOX = frozenset(chr(c) for c in range(0x2500, 0x2580))
+
+
+def _json_or_text(text: str, command: str) -> Any:
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return text
+    return _portable(doc, timings=command == "bench")
+
+
+def _portable(doc: Any, timings: bool) -> Any:
+    """A JSON document without what the host decides: meta (source hash, this host's knobs), the knobs
+    as resolved here, an arm's ``differs_here`` (measured on this host) and, for bench, every float
+    (timings) and the order of its profile's rows (by seconds)."""
+    if isinstance(doc, dict):
+        return {k: _portable(v, timings) for k, v in doc.items() if k not in ("meta", "knobs", "differs_here")}
+    if isinstance(doc, list):
+        items = [_portable(v, timings) for v in doc]
+        return sorted(items, key=lambda item: json.dumps(item, sort_keys=True)) if timings else items
+    if timings and isinstance(doc, float):
+        return "<float>"
+    return doc
+
+
+def _own_lines(stderr: str, command: str) -> list[str]:
+    if command == "bench":
+        return [line for line in stderr.splitlines() if line.startswith("error")]
+    lines = []
+    for line in stderr.splitlines():
+        if not line.strip() or BOX & set(line) or line.startswith(("Usage:", "Try '", "Error: ", "\u2577")):
+            continue
+        lines.append(" ".join(line.split()))
+    return lines
+
+
+def _cli_run(argv: list[str], out: Path | None, tmp: str) -> Any:
+    """``vtengine ARGV`` in this process: (exit status, stdout, stderr's own lines, the --json file)."""
+    import io
+
+    from vtengine import cli
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        try:
+            cli.main(argv)
+            code: Any = 0
+        except SystemExit as leaving:  # the process's exit status, as the shell sees it
+            code = leaving.code if leaving.code is None or isinstance(leaving.code, str) else int(leaving.code)
+    command = argv[0]
+    written: Any = None
+    if out is not None and out.is_file():
+        written = _json_or_text(out.read_text(), command)
+    return (code, _json_or_text(stdout.getvalue().replace(tmp, "<tmp>"), command),
+            [line.replace(tmp, "<tmp>") for line in _own_lines(stderr.getvalue(), command)], written)
+
+
+def cli_cases(corpus: Corpus) -> None:
+    tmp = Path(corpus.tmp) / "cli"
+    checkpoint_dir = tmp / "checkpoint"
+    tmp.mkdir()
+    corpus.add("cli/export vt-tiny", _cli_run, ["export", "vt-tiny", str(checkpoint_dir)], None, corpus.tmp)
+    corpus.add("cli/export again", _cli_run, ["export", "vt-tiny", str(checkpoint_dir)], None, corpus.tmp)
+    corpus.add("cli/export listing", _listing, checkpoint_dir)
+    for name, (base, pools) in CLI_COMMANDS.items():
+        rows = [dict(base)] + [{**base, option: value} for option, values in pools.items() for value in values]
+        for i, row in enumerate(rows):
+            argv, out = [name.strip()], None
+            for option, value in row.items():
+                if value == "FILE":
+                    out = tmp / f"{name.strip()}-{i}.json"
+                    value = str(out)
+                value = {"CHECKPOINT": str(checkpoint_dir), "MISSING": str(tmp / "missing")}.get(value, value)
+                argv += [option, value.replace("DIR", str(tmp))]
+            label = " ".join(argv[1:]).replace(corpus.tmp, "<tmp>")
+            corpus.add(f"cli/{name.strip()} {i:02d} {label}", _cli_run, argv, out, corpus.tmp)
+
+
+GROUPS = ("numerics", "tokenizer", "knobs", "attention", "provenance", "checkpoint", "engine", "cli")
+
+
+def run(seed: int, only: list[str] | None = None) -> dict[str, str]:
+    """Every case's outcome, by case id, for the groups named (default all). Deterministic for a seed."""
+    unknown = sorted(set(only or ()) - set(GROUPS))
+    if unknown:
+        raise ValueError(f"snapshot: unknown group(s) {unknown}; the groups are {list(GROUPS)}")
+    with tempfile.TemporaryDirectory(prefix="vt-snapshot-") as tmp:
+        corpus = Corpus(os.path.realpath(tmp))
+        makers: dict[str, Callable[[np.random.Generator], None]] = {
+            "numerics": lambda rng: numerics_cases(corpus, rng),
+            "tokenizer": lambda rng: tokenizer_cases(corpus),
+            "knobs": lambda rng: knob_cases(corpus, rng),
+            "attention": lambda rng: attention_cases(corpus, rng),
+            "provenance": lambda rng: provenance_cases(corpus),
+            "checkpoint": lambda rng: checkpoint_cases(corpus, rng),
+            "engine": lambda rng: engine_cases(corpus, rng),
+            "cli": lambda rng: cli_cases(corpus),
+        }
+        for index, group in enumerate(GROUPS):
+            if only is None or group in only:
+                makers[group](np.random.Generator(np.random.PCG64([seed, index])))
+        return corpus.cases

@@ -1,0 +1,118 @@
+"""The API snapshot (vtengine/snapshot.py): what it records of a call, that a run is reproducible,
+and that bugs nobody wrote a contract for change the pinned outcomes. The planted bugs are real
+patches an outside reviewer wrote (benchmarks/freshbugs/set-l), applied to a copy of vtengine: each
+group of the corpus, run in a fresh interpreter on the patched copy, must differ from the committed
+golden (goldens/default/api-snapshot.json) at a call of the class the bug breaks; the unpatched copy
+equals it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from vtengine import snapshot
+
+REPO = Path(__file__).resolve().parents[2]
+GOLDEN = REPO / "goldens" / "default" / "api-snapshot.json"
+RUN_GROUPS = """
+import json, sys
+from vtengine import snapshot
+print(json.dumps(snapshot.run(int(sys.argv[1]), sys.argv[2].split(","))))
+"""
+
+
+def test_canon_tells_a_numpy_integer_from_an_int_and_arrays_by_dtype_shape_and_bytes() -> None:
+    assert snapshot.canon(5) != snapshot.canon(np.int64(5))
+    assert snapshot.canon([1, 2]) != snapshot.canon((1, 2))
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    assert snapshot.canon(a) == snapshot.canon(a.copy(order="F"))  # values, not memory layout
+    assert snapshot.canon(a) != snapshot.canon(a.reshape(3, 2))
+    assert snapshot.canon(a) != snapshot.canon(a.astype(np.float64))
+    b = a.copy()
+    b[1, 2] = np.nextafter(b[1, 2], np.float32(np.inf))
+    assert snapshot.canon(a) != snapshot.canon(b)
+    assert snapshot.canon(np.float32(-0.0)) != snapshot.canon(np.float32(0.0))
+
+
+def test_brief_keeps_a_short_outcome_whole_and_digests_a_long_one() -> None:
+    assert snapshot.brief("ok int:1") == "ok int:1"
+    long_a, long_b = "x" * 500 + "a", "x" * 500 + "b"
+    assert len(snapshot.brief(long_a)) <= snapshot.BRIEF_CHARS
+    assert snapshot.brief(long_a) != snapshot.brief(long_b)  # a difference past the head still shows
+
+
+def test_an_exception_message_is_kept_only_when_the_engine_raised_it() -> None:
+    from vtengine import tokenizer
+
+    own = snapshot.outcome(lambda: tokenizer.check_vocab(3, "m"))
+    assert own.startswith("raises VocabError: ") and "3" in own
+    foreign = snapshot.outcome(lambda: int("zz"))  # Python's message: its version's wording, not pinned
+    assert foreign == "raises ValueError"
+
+
+def test_an_outcome_says_which_argument_the_call_wrote_to() -> None:
+    x, y = np.zeros(3, np.float32), np.zeros(3, np.float32)
+
+    def scribble() -> None:
+        y[1] = 7
+
+    assert snapshot.outcome(scribble, watch=(x, y)) == "ok NoneType:None; wrote argument [1]"
+
+
+def test_a_run_is_reproduced_from_its_seed_and_another_seed_draws_another_corpus() -> None:
+    groups = ["numerics", "knobs"]
+    first = snapshot.run(20261206, groups)
+    assert snapshot.run(20261206, groups) == first
+    assert snapshot.run(7, groups) != first
+
+
+def test_an_unknown_group_is_refused_naming_the_groups() -> None:
+    with pytest.raises(ValueError, match=r"unknown group\(s\) \['kernels'\]; the groups are \['numerics'"):
+        snapshot.run(1, ["kernels"])
+
+
+def _changed(tmp_path: Path, groups: list[str], patch: str | None) -> dict[str, tuple[str, str]]:
+    """{case: (pinned, now)} for the calls of ``groups`` on a copy of vtengine with ``patch`` applied."""
+    copy = tmp_path / "copy"
+    shutil.copytree(REPO / "engine" / "vtengine", copy / "engine" / "vtengine", ignore=shutil.ignore_patterns("__pycache__"))
+    if patch is not None:
+        subprocess.run(["git", "apply", str(REPO / "benchmarks" / "freshbugs" / patch)], cwd=copy, check=True,
+                       capture_output=True)
+    golden = json.loads(GOLDEN.read_text())
+    seed = 20261206
+    done = subprocess.run([sys.executable, "-c", RUN_GROUPS, str(seed), ",".join(groups)], capture_output=True,
+                          text=True, timeout=600, cwd=tmp_path,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(Path.home()), "PYTHONPATH": str(copy / "engine"),
+                               "VT_CACHE_DIR": str(tmp_path / "model-cache")})
+    assert done.returncode == 0, done.stderr
+    now = json.loads(done.stdout)
+    pinned = {case: text for case, text in golden["value"]["cases"].items() if case.split("/")[0] in groups}
+    assert set(now) == set(pinned)
+    return {case: (pinned[case], now[case]) for case in now if now[case] != pinned[case]}
+
+
+def test_the_golden_was_blessed_with_the_seed_the_tests_use() -> None:
+    suite = (REPO / "goldens" / "gates.toml").read_text()
+    assert 'probe = "vtengine.probes:snapshot"\nargs  = { seed = 20261206 }' in suite
+
+
+@pytest.mark.parametrize("patch, groups, where", [
+    ("set-l/06.patch", ["numerics"], "numerics/silu_f32"),  # x e^x / (1 + e^x): NaN past ~709
+    ("set-l/09.patch", ["checkpoint"], "checkpoint/config_from_hf 0 rope_scaling type=default"),  # alias refused
+    ("set-l/15.patch", ["tokenizer"], "tokenizer/encode"),  # bytes read as int8
+    ("set-l/07.patch", ["engine"], "engine/"),  # [pool] * n_layers: layers share one KV pool
+    ("set-l/11.patch", ["cli"], "cli/score 01 --ids 072,1,05"),  # int(s, 0): zero-padded ids refused
+])
+def test_a_bug_nobody_wrote_a_contract_for_changes_the_pinned_calls(tmp_path: Path, patch: str, groups: list[str],
+                                                                  where: str) -> None:
+    changed = _changed(tmp_path, groups, patch)
+    assert any(case.startswith(where) for case in changed), sorted(changed)[:5]
+
+
+def test_the_unpatched_copy_equals_the_golden_in_every_group(tmp_path: Path) -> None:
+    assert _changed(tmp_path, list(snapshot.GROUPS), None) == {}
