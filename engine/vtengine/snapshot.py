@@ -26,6 +26,7 @@ import json
 import linecache
 import math
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
@@ -42,7 +43,7 @@ from vtengine.config import ModelConfig
 from vtengine.draws import pairwise
 from vtengine.engine import Engine, propose_ngram, top2_margin
 from vtengine.knobs import Knobs, scoped_env, unset
-from vtengine.model import Model, generate_tensors, hf_names
+from vtengine.model import Model, generate_tensors, hf_names, load_model
 from vtengine.provenance import source_tree_hash
 
 BRIEF_CHARS = 200  # an outcome longer than this is cut to its head plus a digest of the whole
@@ -208,8 +209,17 @@ def numerics_cases(corpus: Corpus, rng: np.random.Generator) -> None:
                            propose_ngram, list(history), ngram, max_draft)
 
 
-TEXTS = ("", "a", "hello world", "  leading and trailing  ", "tab\tnew\nline\r\n", "\x00nul", "é", "héllo ✓",
-         "日本語のテキスト", "emoji 🙂👍🏽", "<bos>", "\u200b\ufeff", "a" * 300, "ÿ\x7f\x80", "mixed ascii and ünïcödé")
+# texts by the classes a text path breaks on: empty and whitespace, controls, line ends of every
+# platform, 2-, 3- and 4-byte UTF-8, one character in both Unicode normal forms (composed and
+# decomposed), compatibility forms (ligature, full width, superscript), case pairs that change length,
+# joiners, selectors and flags, bidirectional controls, noncharacters, private use, a lone surrogate,
+# the tokenizer's own markers as text, and a long run
+TEXTS = ("", "a", "hello world", "   ", "  leading and trailing  ", "tab\tnew\nline\r\n", "a\rb\x0bc\x0cd\x85e",
+         "\x00nul", "\x1b[31mred", "é", "héllo ✓", "cafe\u0301", "caf\u00e9", "A\u030a \u00c5 \u212b",
+         "\u1100\u1161\u11a8 \uac01", "\ufb01 \uff21\uff11 \u00b2", "\u0130 \u0131 \u00df \u1e9e \u03c2",
+         "日本語のテキスト", "emoji 🙂👍🏽", "\U0001f468\u200d\U0001f469\u200d\U0001f467 \U0001f1eb\U0001f1f7 \u2603\ufe0f",
+         "\u202eabc\u202c \u200f", "\u2028\u2029", "\u200b\ufeff", "\ufeffbom", "\ue000 \uffff \U0010ffff",
+         "\ud800", "<bos>", "<eos><pad><256>", "%s {} \\ \" '", "a" * 300, "ÿ\x7f\x80", "mixed ascii and ünïcödé")
 ID_LISTS: tuple[list[int], ...] = ([], [0], [255], [256], [257], [258], [259], [-1], [104, 195, 169], [195], [0xE2, 0x9C],
             [256, 104, 105, 257, 258], [511], [10**6], [72, 105, 0, 33])
 
@@ -297,6 +307,10 @@ def _generate_from(directory: Path) -> Any:
     return Engine(Model(*checkpoint.load_checkpoint(directory)), Knobs()).generate([1, 2, 3], 3)
 
 
+def _load_and_list(cache: Path) -> tuple[str, list[str]]:
+    return load_model("vt-tiny", cache).digest(), _listing(cache)
+
+
 def _knob_defaults() -> tuple[Knobs, dict[str, str]]:
     return Knobs(), Knobs().as_env()
 
@@ -362,6 +376,22 @@ def engine_cases(corpus: Corpus, rng: np.random.Generator) -> None:
                 corpus.add(f"engine/{tag} {name}", call)
         finally:
             engine.close()
+    _tiny_cases(corpus, rng)
+
+
+def _tiny_cases(corpus: Corpus, rng: np.random.Generator) -> None:
+    """The embedded model at sizes the drawn ones never reach (256 wide, prompts of 100-300 tokens in
+    a batch and alone: row chunks, KV blocks past the first pool), generated into a cache folder of
+    the corpus's own, loaded twice: what the folder holds then."""
+    cache = Path(corpus.tmp) / "model-cache"
+    corpus.add("engine/vt-tiny load into an empty cache", _load_and_list, cache)
+    corpus.add("engine/vt-tiny load from the cache", _load_and_list, cache)
+    engine = Engine(load_model("vt-tiny", cache), Knobs())
+    long_a, long_b, longest = _prompt(rng, 512, 100), _prompt(rng, 512, 103), _prompt(rng, 512, 300)
+    corpus.add("engine/vt-tiny generate_batch 100+103 tokens", engine.generate_batch, [long_a, long_b], 2)
+    corpus.add("engine/vt-tiny generate 300 tokens", engine.generate, longest, 2)
+    corpus.add("engine/vt-tiny score 130 tokens", engine.score, longest[:130])
+    corpus.add("engine/vt-tiny kv free blocks", _kv_blocks, engine)
 
 
 def _hf_variants(base: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -432,6 +462,11 @@ def checkpoint_cases(corpus: Corpus, rng: np.random.Generator) -> None:
             corpus.add(f"checkpoint/load overwritten {c} {weights}", checkpoint.load_checkpoint, target)
             corpus.add(f"checkpoint/model {c} {weights}",
                        _generate_from, target)
+        for scenario in DEBRIS:
+            for overwrite in (False, True):
+                corpus.add(f"checkpoint/save over debris {c} {scenario} overwrite={overwrite}",
+                           _save_over_debris, root / "debris" / f"{scenario}-{overwrite}", scenario, config, tensors,
+                           overwrite)
         damaged = root / "damaged"
         shutil.copytree(root / "f32" / "nested", damaged)
         (damaged / checkpoint.CONFIG_FILE).write_text("{not json")
@@ -439,6 +474,51 @@ def checkpoint_cases(corpus: Corpus, rng: np.random.Generator) -> None:
         (damaged / checkpoint.CONFIG_FILE).unlink()
         corpus.add(f"checkpoint/load no config {c}", checkpoint.load_checkpoint, damaged)
         corpus.add(f"checkpoint/load missing dir {c}", checkpoint.load_checkpoint, root / "absent")
+
+
+# what a writer may find where it writes: an empty folder, a folder with a file, a file, a symlink to
+# a folder, and the leftovers of a writer killed part-way or of another writer, named as writers name
+# their staging and backup paths (hidden or not, as a folder with a file or as a file)
+DEBRIS = ("nothing", "empty folder", "folder with a file", "a file", "symlink to a folder", "missing parents",
+          *(f"leftover {pattern}" for pattern in (".ck.partial", ".ck.tmp", "ck.tmp", ".ck.old", "ck.old", "ck~",
+                                                  ".ck.new", "ck.partial", ".ck-staging", "ck.bak")),
+          "leftover file .ck.partial")
+
+
+def _save_over_debris(folder: Path, scenario: str, config: ModelConfig, tensors: dict[str, np.ndarray],
+                      overwrite: bool) -> Any:
+    """``save_checkpoint`` into ``folder/ck`` after laying ``scenario`` there: its outcome, everything
+    the folder holds afterwards, and what loads back from the checkpoint."""
+    target = folder / "ck"
+    folder.mkdir(parents=True)
+    if scenario == "empty folder":
+        target.mkdir()
+    elif scenario == "folder with a file":
+        target.mkdir()
+        (target / "notes.txt").write_text("mine")
+    elif scenario == "a file":
+        target.write_text("mine")
+    elif scenario == "symlink to a folder":
+        (folder / "real").mkdir()
+        target.symlink_to(folder / "real", target_is_directory=True)
+    elif scenario == "missing parents":
+        target = folder / "a" / "b" / "ck"
+    elif scenario.startswith("leftover file "):
+        (folder / scenario.removeprefix("leftover file ")).write_text("partial")
+    elif scenario.startswith("leftover "):
+        stale = folder / scenario.removeprefix("leftover ")
+        stale.mkdir()
+        (stale / "stale.bin").write_bytes(b"\x00" * 8)
+        (stale / checkpoint.CONFIG_FILE).write_text("{}")
+    try:
+        saved: Any = checkpoint.save_checkpoint(target, config, tensors, overwrite=overwrite)
+    except Exception as error:  # noqa: BLE001 - the refusal is part of the outcome
+        saved = raised(error, str(folder))
+    try:
+        loaded: Any = checkpoint.load_checkpoint(target)[1]
+    except Exception as error:  # noqa: BLE001
+        loaded = raised(error, str(folder))
+    return saved, _listing(folder), loaded
 
 
 def _saved_tensors(tensors: dict[str, np.ndarray], weights: str) -> dict[str, np.ndarray]:
@@ -459,47 +539,53 @@ def _saved_tensors(tensors: dict[str, np.ndarray], weights: str) -> dict[str, np
 
 
 def _listing(directory: Path) -> list[str]:
-    return sorted(str(p.relative_to(directory)) for p in directory.rglob("*"))
+    """Every path under ``directory``, relative, sorted; a symlink marked ``@`` and not followed; runs of
+    16 or more hex digits (a digest in a file name) written ``<hex>``."""
+    found = []
+    for top, dirs, files in os.walk(directory):
+        for name in dirs + files:
+            path = Path(top) / name
+            found.append(str(path.relative_to(directory)) + ("@" if path.is_symlink() else ""))
+    return sorted(re.sub(r"[0-9a-f]{16,}", "<hex>", name) for name in found)
 
 
-# each knob's spellings: the documented ones first, then near misses a user types
-KNOB_SPELLINGS: dict[str, tuple[str, ...]] = {
-    "VT_DEQUANT_CACHE_MB": ("", "0", "64", "1", " 8 ", "-1", "1.5", "1e3", "x", "007"),
-    "VT_DEQUANT_CACHE_POLICY": ("", "lru", "pin", "LRU", " pin", "fifo"),
-    "VT_ACT_DTYPE": ("", "bf16", "f32", "F32", "fp32", "float32", "bf16 "),
-    "VT_KV_BLOCK_SIZE": ("", "1", "16", "3", "0", "007", "+4", "\uff12", "-3"),
-    "VT_CPU_THREADS": ("", "1", "2", "0", "-2", "four", "02"),
-    "VT_CPU_PAGED_ATTN_SCALAR_FMA": ("", "0", "1", "true", "yes", "on", "False", "2", " 1", "-1"),
-    "VT_CPU_PAGED_ATTN_BFDOT": ("", "0", "1", "TRUE", "no", "off"),
-    "VT_CPU_GEMV_BF16_DOT": ("", "0", "1", "Yes", "0.0"),
-    "VT_CPU_GEMV_BLAS": ("", "0", "1", "TRUE", "off", "no"),
-    "VT_PROFILE": ("", "0", "1", "y", "enabled"),
-    "VT_CACHE_DIR": ("", "relative/dir", "~/c", "/abs/path", "/trailing/"),
+# each knob's spellings: (those docs/ENVIRONMENT.md documents, near misses a user types). The corpus
+# is fixed before anything runs (never derived from what the code under test accepts), so a run on
+# changed code calls exactly the golden's calls
+KNOB_SPELLINGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "VT_DEQUANT_CACHE_MB": (("", "0", "64", "1", " 8 "), ("-1", "1.5", "1e3", "x", "007")),
+    "VT_DEQUANT_CACHE_POLICY": (("", "lru", "pin", "LRU", " pin"), ("fifo",)),
+    "VT_ACT_DTYPE": (("", "bf16", "f32", "F32", "bf16 "), ("fp32", "float32")),
+    "VT_KV_BLOCK_SIZE": (("", "1", "16", "3"), ("0", "007", "+4", "\uff12", "-3")),
+    "VT_CPU_THREADS": (("", "1", "2"), ("0", "-2", "four", "02")),
+    "VT_CPU_PAGED_ATTN_SCALAR_FMA": (("", "0", "1", "true", "yes", "on", "False", " 1"), ("2", "-1")),
+    "VT_CPU_PAGED_ATTN_BFDOT": (("", "0", "1", "TRUE", "no", "off"), ("0.0",)),
+    "VT_CPU_GEMV_BF16_DOT": (("", "0", "1", "Yes"), ("0.0", "y")),
+    "VT_CPU_GEMV_BLAS": (("", "0", "1", "TRUE", "off", "no"), ("enabled",)),
+    "VT_PROFILE": (("", "0", "1"), ("y", "enabled")),
+    "VT_CACHE_DIR": (("", "relative/dir", "~/c", "/abs/path", "/trailing/"), ()),
 }
+
+
+def _resolved(values: dict[str, str]) -> tuple[Knobs, dict[str, str], dict[str, str]]:
+    """``Knobs.from_env`` with exactly ``values`` set among the knobs: the record, the arms it
+    selects, and the strings it resolves back to."""
+    with unset(tuple(KNOB_SPELLINGS)), scoped_env(values):
+        knobs = Knobs.from_env()
+        return knobs, select_arms(knobs), knobs.as_env()
 
 
 def knob_cases(corpus: Corpus, rng: np.random.Generator) -> None:
     """``Knobs.from_env`` for every spelling of every knob alone (the rest unset), then pairwise rows
-    of the spellings each knob accepts alone (a refused one would hide the rest of its row)."""
-    names = tuple(KNOB_SPELLINGS)
-
-    def resolve(values: dict[str, str]) -> Callable[[], tuple[Knobs, dict[str, str], dict[str, str]]]:
-        def call() -> tuple[Knobs, dict[str, str], dict[str, str]]:
-            with unset(names), scoped_env(values):
-                knobs = Knobs.from_env()
-                return knobs, select_arms(knobs), knobs.as_env()
-        return call
-
-    accepted: dict[str, tuple[str, ...]] = {}
-    for name, spellings in KNOB_SPELLINGS.items():
-        for spelling in spellings:
-            values = {name: spelling} if spelling else {}
-            if not corpus.add(f"knobs/{name}={spelling!r}", resolve(values)).startswith("raises"):
-                accepted[name] = (*accepted.get(name, ()), spelling)
-    for i, row in enumerate(pairwise(accepted, rng, candidates=8)):
+    of the documented spellings (a refused one would hide the rest of its row)."""
+    for name, (documented, near_misses) in KNOB_SPELLINGS.items():
+        for spelling in documented + near_misses:
+            corpus.add(f"knobs/{name}={spelling!r}", _resolved, {name: spelling} if spelling else {})
+    rows = pairwise({name: documented for name, (documented, _) in KNOB_SPELLINGS.items()}, rng, candidates=8)
+    for i, row in enumerate(rows):
         values = {k: v for k, v in row.items() if v}
         label = " ".join(f"{k.removeprefix('VT_')}={v!r}" for k, v in sorted(values.items()))
-        corpus.add(f"knobs/row {i:02d} {label}", resolve(values))
+        corpus.add(f"knobs/row {i:02d} {label}", _resolved, values)
     corpus.add("knobs/defaults", _knob_defaults)
 
 
@@ -556,7 +642,7 @@ def provenance_cases(corpus: Corpus) -> None:
 CLI_COMMANDS: dict[str, tuple[dict[str, str], dict[str, tuple[str, ...]]]] = {
     "generate": ({"--prompt": "hi", "--tokens": "2"},
                  {"--prompt": ("", "héllo ✓", "-", "a\tb"), "--tokens": ("1", "0", "-2", "x", "09"),
-                  "--json": ("-", "FILE", "DIR/missing/out.json"), "--model": ("CHECKPOINT", "MISSING")}),
+                  "--json": ("-", "FILE", "DIR/missing/out.json", "EXISTING", "DIR"), "--model": ("CHECKPOINT", "MISSING")}),
     "score": ({"--ids": "1,2,3"},
               {"--ids": ("072,1,05", " 4, 5", "1,,2", "0x10,1", "1_0,2", "-1,2", "511,0", "512,1", "7", "+3,4"),
                "--eps": ("0", "1e9", "nan"), "--json": ("-", "FILE"), "--model": ("CHECKPOINT",)}),
@@ -635,8 +721,10 @@ def cli_cases(corpus: Corpus) -> None:
         for i, row in enumerate(rows):
             argv, out = [name.strip()], None
             for option, value in row.items():
-                if value == "FILE":
+                if value in ("FILE", "EXISTING"):
                     out = tmp / f"{name.strip()}-{i}.json"
+                    if value == "EXISTING":  # a longer document already there: replaced, never appended to or kept
+                        out.write_text(json.dumps({"old": "x" * 5000}))
                     value = str(out)
                 value = {"CHECKPOINT": str(checkpoint_dir), "MISSING": str(tmp / "missing")}.get(value, value)
                 argv += [option, value.replace("DIR", str(tmp))]
