@@ -42,6 +42,7 @@ from vtengine.attention import BF16, paged_attention, paged_attention_rows
 from vtengine.config import ModelConfig
 from vtengine.draws import pairwise
 from vtengine.engine import Engine, propose_ngram, top2_margin
+from vtengine.gemv import gemv_bf16_dot, gemv_default
 from vtengine.knobs import Knobs, scoped_env, unset
 from vtengine.model import Model, generate_tensors, hf_names, load_model
 from vtengine.provenance import source_tree_hash
@@ -70,14 +71,14 @@ def canon(value: Any, tmp: str = "") -> str:
     if isinstance(value, enum.Enum):
         return f"{type(value).__name__}.{value.name}:{canon(value.value, tmp)}"
     if isinstance(value, np.generic):
-        return f"np.{type(value).__name__}:{value.tobytes().hex()}"
+        return f"np.{type(value).__name__}:{_one_nan(np.asarray(value)).tobytes().hex()}"
     if isinstance(value, str):
         text = value.replace(tmp, "<tmp>") if tmp else value
         return f"str:{json.dumps(text)}"
     if isinstance(value, bytes):
         return f"bytes[{len(value)}]:{hashlib.sha256(value).hexdigest()[:16]}"
     if isinstance(value, np.ndarray):
-        data = np.ascontiguousarray(value)
+        data = _one_nan(np.ascontiguousarray(value))
         body = data.view(np.uint8).tobytes() if data.dtype.kind != "O" else repr(data.tolist()).encode()
         return f"ndarray[{data.dtype.str} {'x'.join(map(str, data.shape))}]:{hashlib.sha256(body).hexdigest()[:16]}"
     if isinstance(value, Path):
@@ -93,6 +94,20 @@ def canon(value: Any, tmp: str = "") -> str:
     if isinstance(value, (set, frozenset)):
         return f"{type(value).__name__}(" + ", ".join(sorted(canon(v, tmp) for v in value)) + ")"
     return f"<{type(value).__module__}.{type(value).__qualname__}>"
+
+
+def _one_nan(data: np.ndarray) -> np.ndarray:
+    """``data`` with every NaN the same quiet NaN: which sign and payload bits an operation leaves in a
+    NaN is the SIMD path's choice (NumPy 2.4 and 1.26 differ on the same sums), no caller's concern."""
+    try:
+        nan = np.isnan(data)
+    except TypeError:  # not a float dtype
+        return data
+    if not nan.any():
+        return data
+    data = data.copy()
+    data[nan] = np.nan
+    return data
 
 
 def brief(text: str) -> str:
@@ -201,6 +216,12 @@ def numerics_cases(corpus: Corpus, rng: np.random.Generator) -> None:
             corpus.add(f"numerics/quantize_fp8_blocks {tag}", numerics.quantize_fp8_blocks, x, watch=(x,))
             corpus.add(f"numerics/dequantize(quantize) {tag}", _requantized, x)
             corpus.add(f"numerics/top2_margin {tag}", top2_margin, x, watch=(x,))
+    for i, (m, k, n) in enumerate(((1, 1, 2), (1, 3, 2), (2, 5, 3), (3, 8, 7), (1, 129, 4), (4, 33, 130))):
+        for edges in (False, True):
+            x, w_t = _edge_array(rng, (m, k), edges), _edge_array(rng, (k, n), edges)
+            for name, kernel in (("gemv_default", gemv_default), ("gemv_bf16_dot", gemv_bf16_dot)):
+                corpus.add(f"numerics/{name} {i} {m}x{k}x{n}{' edges' if edges else ''}", kernel, x, w_t,
+                           watch=(x, w_t))
     histories = [[], [1], [1, 2, 1, 2, 1], [3, 3, 3, 3], [5, 6, 7, 5, 6, 7, 5, 6], [0, 1, 0, 2, 0, 1, 0]]
     for i, history in enumerate(histories):
         for ngram in (0, 1, 2, 3, 9):
@@ -221,7 +242,11 @@ TEXTS = ("", "a", "hello world", "   ", "  leading and trailing  ", "tab\tnew\nl
          "\u202eabc\u202c \u200f", "\u2028\u2029", "\u200b\ufeff", "\ufeffbom", "\ue000 \uffff \U0010ffff",
          "\ud800", "<bos>", "<eos><pad><256>", "%s {} \\ \" '", "a" * 300, "ÿ\x7f\x80", "mixed ascii and ünïcödé")
 ID_LISTS: tuple[list[int], ...] = ([], [0], [255], [256], [257], [258], [259], [-1], [104, 195, 169], [195], [0xE2, 0x9C],
-            [256, 104, 105, 257, 258], [511], [10**6], [72, 105, 0, 33])
+            [256, 104, 105, 257, 258], [511], [10**6], [72, 105, 0, 33],
+            # invalid UTF-8 by kind: overlong, an encoded surrogate, a cut 4-byte sequence, a lone
+            # continuation byte, 0xFF, the largest code point and one past it, a special inside a sequence
+            [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF0, 0x9F, 0x98], [0x80, 0x41], [0xFF, 0xFE], [0xF4, 0x8F, 0xBF, 0xBF],
+            [0xF4, 0x90, 0x80, 0x80], [0xE2, 256, 0x9C, 0x93])
 
 
 def tokenizer_cases(corpus: Corpus) -> None:
@@ -258,6 +283,7 @@ ENGINE_KNOBS: dict[str, tuple[str, ...]] = {  # the bit-exact arms and every num
     "VT_CPU_GEMV_BF16_DOT": ("0", "1"),
     "VT_DEQUANT_CACHE_MB": ("0", "1", "64"),
     "VT_DEQUANT_CACHE_POLICY": ("lru", "pin"),
+    "VT_PROFILE": ("0", "1"),
     "weights": ("f32", "bf16", "fp8-quantized"),
 }
 
@@ -274,7 +300,8 @@ def _knobs(row: dict[str, str]) -> Knobs:
     return Knobs(act_dtype=row["VT_ACT_DTYPE"], kv_block_size=int(row["VT_KV_BLOCK_SIZE"]),
                  cpu_threads=int(row["VT_CPU_THREADS"]), paged_attn_scalar_fma=row["VT_CPU_PAGED_ATTN_SCALAR_FMA"] == "1",
                  paged_attn_bfdot=row["VT_CPU_PAGED_ATTN_BFDOT"] == "1", gemv_bf16_dot=row["VT_CPU_GEMV_BF16_DOT"] == "1",
-                 dequant_cache_mb=int(row["VT_DEQUANT_CACHE_MB"]), dequant_cache_policy=row["VT_DEQUANT_CACHE_POLICY"])
+                 dequant_cache_mb=int(row["VT_DEQUANT_CACHE_MB"]), dequant_cache_policy=row["VT_DEQUANT_CACHE_POLICY"],
+                 profile=row["VT_PROFILE"] == "1")
 
 
 def _tensors(config: ModelConfig, weights: str) -> dict[str, np.ndarray]:
@@ -297,6 +324,19 @@ def _kv_blocks(engine: Engine) -> tuple[int, int]:
     return engine.kv.num_blocks, len(engine.kv.free)
 
 
+def _profile(engine: Engine) -> Any:
+    """What ``VT_PROFILE`` counted over the row's calls: calls and tokens per phase and stage, and each
+    phase's shares summed (to 6 digits: the seconds are the host's, their shares' sum is not)."""
+    if engine.prof is None:
+        return None
+    table = engine.prof.table()
+    sums: dict[str, float] = {}
+    for row in table:
+        sums[str(row["phase"])] = sums.get(str(row["phase"]), 0.0) + float(row["share"])  # type: ignore[arg-type]
+    return (sorted((str(r["phase"]), str(r["stage"]), int(r["calls"])) for r in table),  # type: ignore[call-overload]
+            dict(engine.prof.tokens), {phase: round(total, 6) for phase, total in sorted(sums.items())})
+
+
 def _save_and_list(target: Path, config: ModelConfig, tensors: dict[str, np.ndarray], overwrite: bool) -> Any:
     """``save_checkpoint``'s result and what the folder around the checkpoint holds afterwards (no
     staging or retired folder left behind)."""
@@ -305,6 +345,18 @@ def _save_and_list(target: Path, config: ModelConfig, tensors: dict[str, np.ndar
 
 def _generate_from(directory: Path) -> Any:
     return Engine(Model(*checkpoint.load_checkpoint(directory)), Knobs()).generate([1, 2, 3], 3)
+
+
+def _loaded_digest(name: str, cache: Path) -> str:
+    """``load_model(name)``'s digest, from an empty working folder (a relative name is looked up there)."""
+    here = os.getcwd()
+    empty = cache.parent / "empty-folder"
+    empty.mkdir(exist_ok=True)
+    os.chdir(empty)
+    try:
+        return load_model(name, cache).digest()
+    finally:
+        os.chdir(here)
 
 
 def _load_and_list(cache: Path) -> tuple[str, list[str]]:
@@ -371,6 +423,7 @@ def engine_cases(corpus: Corpus, rng: np.random.Generator) -> None:
                 ("speculative steps 0", partial(engine.speculative, short, 0)),
                 ("dequant cache counters", partial(engine.cache.counters)),
                 ("kv free blocks", partial(_kv_blocks, engine)),
+                ("profile", partial(_profile, engine)),
             ]
             for name, call in calls:
                 corpus.add(f"engine/{tag} {name}", call)
@@ -386,6 +439,8 @@ def _tiny_cases(corpus: Corpus, rng: np.random.Generator) -> None:
     cache = Path(corpus.tmp) / "model-cache"
     corpus.add("engine/vt-tiny load into an empty cache", _load_and_list, cache)
     corpus.add("engine/vt-tiny load from the cache", _load_and_list, cache)
+    for name in ("VT-TINY", "vt-tiny ", "vt_tiny", "", str(cache), str(Path(corpus.tmp) / "absent")):
+        corpus.add(f"engine/load_model {name!r}".replace(corpus.tmp, "<tmp>"), _loaded_digest, name, cache)
     engine = Engine(load_model("vt-tiny", cache), Knobs())
     long_a, long_b, longest = _prompt(rng, 512, 100), _prompt(rng, 512, 103), _prompt(rng, 512, 300)
     corpus.add("engine/vt-tiny generate_batch 100+103 tokens", engine.generate_batch, [long_a, long_b], 2)
@@ -730,6 +785,31 @@ def cli_cases(corpus: Corpus) -> None:
                 argv += [option, value.replace("DIR", str(tmp))]
             label = " ".join(argv[1:]).replace(corpus.tmp, "<tmp>")
             corpus.add(f"cli/{name.strip()} {i:02d} {label}", _cli_run, argv, out, corpus.tmp)
+    # paths as a user types them: relative to the working folder (which is the cli folder here), with a
+    # trailing slash, or starting with ~ (HOME is the cli folder)
+    relative = (["generate", "--prompt", "hi", "--tokens", "2", "--model", "checkpoint"],
+                ["score", "--ids", "1,2,3", "--model", "./checkpoint/"],
+                ["generate", "--prompt", "hi", "--tokens", "1", "--json", "rel.json"],
+                ["export", "vt-tiny", "rel/export"],
+                ["generate", "--prompt", "hi", "--tokens", "1", "--model", "~/checkpoint"],
+                ["export", "vt-tiny", "~/home-export"])
+    home = tmp / "home"
+    shutil.copytree(checkpoint_dir, home / "checkpoint")
+    for i, argv in enumerate(relative):
+        corpus.add(f"cli/relative {i:02d} {' '.join(argv)}", _cli_run_in, home, argv, corpus.tmp)
+
+
+def _cli_run_in(folder: Path, argv: list[str], tmp: str) -> Any:
+    """``_cli_run`` with ``folder`` as the working folder and HOME (the model cache elsewhere, so a ``~``
+    in a knob's default is not what is listed), then what the folder holds."""
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        with scoped_env({"HOME": str(folder), "VT_CACHE_DIR": str(folder.parent / "model-cache")}):
+            out = folder / "rel.json" if "rel.json" in argv else None
+            return _cli_run(argv, out, tmp), [p for p in _listing(folder) if not p.startswith("checkpoint")]
+    finally:
+        os.chdir(here)
 
 
 GROUPS = ("numerics", "tokenizer", "knobs", "attention", "provenance", "checkpoint", "engine", "cli")

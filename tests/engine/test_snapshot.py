@@ -39,6 +39,13 @@ def test_canon_tells_a_numpy_integer_from_an_int_and_arrays_by_dtype_shape_and_b
     assert snapshot.canon(np.float32(-0.0)) != snapshot.canon(np.float32(0.0))
 
 
+def test_every_nan_is_recorded_as_one_nan_and_nothing_else_is_touched() -> None:
+    quiet, negative = np.float32(np.nan), np.uint32(0xFFC00000).view(np.float32)
+    assert snapshot.canon(np.array([1.0, quiet], np.float32)) == snapshot.canon(np.array([1.0, negative], np.float32))
+    assert snapshot.canon(np.array([1.0, quiet], np.float32)) != snapshot.canon(np.array([1.0, np.inf], np.float32))
+    assert snapshot.canon(np.arange(3)) == snapshot.canon(np.arange(3))  # integers pass untouched
+
+
 def test_brief_keeps_a_short_outcome_whole_and_digests_a_long_one() -> None:
     assert snapshot.brief("ok int:1") == "ok int:1"
     long_a, long_b = "x" * 500 + "a", "x" * 500 + "b"
