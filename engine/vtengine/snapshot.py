@@ -40,7 +40,7 @@ from vtengine import checkpoint, numerics, tokenizer
 from vtengine.arms import select_arms
 from vtengine.attention import BF16, paged_attention, paged_attention_rows
 from vtengine.config import ModelConfig
-from vtengine.draws import pairwise
+from vtengine.draws import KNOB_VALUES, pairwise
 from vtengine.engine import Engine, propose_ngram, top2_margin
 from vtengine.gemv import gemv_bf16_dot, gemv_default
 from vtengine.knobs import Knobs, scoped_env, unset
@@ -274,16 +274,10 @@ MODEL_POOLS: dict[str, tuple[str, ...]] = {
     "theta": ("10000", "500.5"),
     "seed": ("0", "7"),
 }
-ENGINE_KNOBS: dict[str, tuple[str, ...]] = {  # the bit-exact arms and every numerics knob (no BLAS)
-    "VT_ACT_DTYPE": ("bf16", "f32"),
-    "VT_KV_BLOCK_SIZE": ("1", "3", "16"),
-    "VT_CPU_THREADS": ("1", "2"),
-    "VT_CPU_PAGED_ATTN_SCALAR_FMA": ("0", "1"),
-    "VT_CPU_PAGED_ATTN_BFDOT": ("0", "1"),
-    "VT_CPU_GEMV_BF16_DOT": ("0", "1"),
-    "VT_DEQUANT_CACHE_MB": ("0", "1", "64"),
-    "VT_DEQUANT_CACHE_POLICY": ("lru", "pin"),
-    "VT_PROFILE": ("0", "1"),
+# every documented value of every numerics knob (the property layer's table) but BLAS, whose bits are
+# the BLAS build's, and the weights' dtype
+ENGINE_KNOBS: dict[str, tuple[str, ...]] = {
+    **{knob: values for knob, values in KNOB_VALUES.items() if knob != "VT_CPU_GEMV_BLAS"},
     "weights": ("f32", "bf16", "fp8-quantized"),
 }
 
