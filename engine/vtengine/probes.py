@@ -740,11 +740,3 @@ def families(seed: int = 20261202, checkpoints: int = 24, texts: int = 64, only:
     return {**fam.run(int(seed), int(checkpoints), int(texts), observe=observe,
                                       only=None if only is None else [str(name) for name in only]), "meta": meta("vt-tiny", Knobs.from_env())}
 
-
-def snapshot(seed: int = 20261206, only: list[str] | None = None) -> Observation:
-    """The public API over a seeded corpus of calls (:mod:`vtengine.snapshot`): each call's outcome as
-    a short text, by case id, for a ``snapshot`` gate to pin."""
-    from vtengine import snapshot as snap
-
-    cases = snap.run(int(seed), None if only is None else [str(name) for name in only])
-    return {"cases": cases, "counters": {"calls": len(cases)}, "meta": meta("vt-tiny", Knobs.from_env())}

@@ -830,3 +830,13 @@ def run(seed: int, only: list[str] | None = None) -> dict[str, str]:
             if only is None or group in only:
                 makers[group](np.random.Generator(np.random.PCG64([seed, index])))
         return corpus.cases
+
+
+def probe(seed: int = 20261206, only: list[str] | None = None) -> dict[str, Any]:
+    """The ``snapshot`` gates' probe: each call's outcome by case id (``cases``), their count and the
+    run's meta. Here and not in :mod:`vtengine.probes`, which the CLI imports: the corpus runs the CLI."""
+    from vtengine.knobs import Knobs
+    from vtengine.probes import meta
+
+    cases = run(int(seed), None if only is None else [str(name) for name in only])
+    return {"cases": cases, "counters": {"calls": len(cases)}, "meta": meta("vt-tiny", Knobs.from_env())}

@@ -105,7 +105,7 @@ def _changed(tmp_path: Path, groups: list[str], patch: str | None) -> dict[str, 
 
 def test_the_golden_was_blessed_with_the_seed_the_tests_use() -> None:
     suite = (REPO / "goldens" / "gates.toml").read_text()
-    assert suite.count('probe = "vtengine.probes:snapshot"\nargs  = { seed = 20261206, only = [') == 2
+    assert suite.count('probe = "vtengine.snapshot:probe"\nargs  = { seed = 20261206, only = [') == 2
 
 
 @pytest.mark.parametrize("patch, groups, where", [
