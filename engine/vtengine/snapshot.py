@@ -28,6 +28,9 @@ import math
 import os
 import re
 import shutil
+import signal
+import subprocess
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -43,7 +46,15 @@ from vtengine.config import ModelConfig
 from vtengine.draws import KNOB_VALUES, pairwise
 from vtengine.engine import Engine, propose_ngram, top2_margin
 from vtengine.gemv import gemv_bf16_dot, gemv_default
-from vtengine.knobs import Knobs, scoped_env, unset
+from vtengine.knobs import (
+    Knobs,
+    child_env,
+    environment,
+    restore_environment,
+    running_in_ci,
+    scoped_env,
+    unset,
+)
 from vtengine.model import Model, generate_tensors, hf_names, load_model
 from vtengine.provenance import source_tree_hash
 
@@ -139,19 +150,56 @@ def raised(error: BaseException, tmp: str = "") -> str:
     return f"raises {name}"
 
 
-def outcome(call: Callable[[], Any], tmp: str = "", watch: tuple[np.ndarray, ...] = ()) -> str:
+def outcome(call: Callable[[], Any], tmp: str = "", watch: tuple[np.ndarray, ...] = (), again: bool = False) -> str:
     """Run ``call`` and describe what a caller observes: the value or the exception, and which of the
-    ``watch`` arrays (its array arguments) it wrote to."""
+    ``watch`` arrays (its array arguments) it wrote to. With ``again``, the caller then edits what it
+    got (appends to its lists, writes its arrays, adds to its dicts) and calls once more: a second
+    result that differs says the first was not the caller's own (a shared cache, a held buffer)."""
     before = [canon(a) for a in watch]
+    value: Any = None
     try:
         with np.errstate(all="ignore"):  # an overflow is part of the outcome (inf), not a warning
-            text = "ok " + brief(canon(call(), tmp))
+            value = call()
+            first = canon(value, tmp)
+        text = "ok " + brief(first)
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as error:  # noqa: BLE001 - what the caller sees is the outcome
-        text = raised(error, tmp)
+        text, again = raised(error, tmp), False
     written = [i for i, (a, was) in enumerate(zip(watch, before, strict=True)) if canon(a) != was]
-    return text + (f"; wrote argument {written}" if written else "")
+    text += f"; wrote argument {written}" if written else ""
+    if again:
+        _scribble(value)
+        try:
+            with np.errstate(all="ignore"):
+                second = canon(call(), tmp)
+        except Exception as error:  # noqa: BLE001
+            second = raised(error, tmp)
+        if second != first:
+            text += "; a second call differs once the first result was edited: " + brief(second)
+    return text
+
+
+def _scribble(value: Any) -> None:
+    """Edit ``value`` in place as a caller may: lists grow, writable arrays are overwritten, dicts get a
+    key, containers and dataclass fields are edited through."""
+    if isinstance(value, list):
+        for item in value:
+            _scribble(item)
+        value.append(-12345)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _scribble(item)
+        value["(edited by the caller)"] = -12345
+    elif isinstance(value, tuple):
+        for item in value:
+            _scribble(item)
+    elif isinstance(value, np.ndarray):
+        if value.flags.writeable and value.size:
+            value[...] = np.array(7).astype(value.dtype)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for field in dataclasses.fields(value):
+            _scribble(getattr(value, field.name))
 
 
 # -- the corpus -------------------------------------------------------------------------------------------
@@ -164,11 +212,12 @@ class Corpus:
         self.cases: dict[str, str] = {}
 
     def add(self, case: str, function: Callable[..., Any], *args: Any, watch: tuple[np.ndarray, ...] = (),
-            **kwargs: Any) -> str:
-        """Call ``function(*args, **kwargs)`` and record its outcome as ``case``."""
+            again: bool = False, **kwargs: Any) -> str:
+        """Call ``function(*args, **kwargs)`` and record its outcome as ``case`` (``again``: and whether a
+        second call's result depends on the caller's edits to the first's)."""
         if case in self.cases:
             raise ValueError(f"snapshot case {case!r} twice")
-        self.cases[case] = text = outcome(partial(function, *args, **kwargs), self.tmp, watch)
+        self.cases[case] = text = outcome(partial(function, *args, **kwargs), self.tmp, watch, again)
         return text
 
 
@@ -204,16 +253,16 @@ def numerics_cases(corpus: Corpus, rng: np.random.Generator) -> None:
         elif row["order"] == "strided" and x.ndim:
             x = np.repeat(x, 2, axis=-1)[..., ::2]
         tag = f"{i:02d} {row['dtype']} {'x'.join(map(str, shape))} {row['order']}{' edges' if row['edges'] == '1' else ''}"
-        corpus.add(f"numerics/round_bf16 {tag}", numerics.round_bf16, x, watch=(x,))
+        corpus.add(f"numerics/round_bf16 {tag}", numerics.round_bf16, x, watch=(x,), again=True)
         corpus.add(f"numerics/exp_f32 {tag}", numerics.exp_f32, x, watch=(x,))
-        corpus.add(f"numerics/silu_f32 {tag}", numerics.silu_f32, x, watch=(x,))
+        corpus.add(f"numerics/silu_f32 {tag}", numerics.silu_f32, x, watch=(x,), again=True)
         if x.dtype != np.float16:  # float32's kernel: a float16 sum's dtype is NumPy's promotion rule (changed in 2.0)
             for axis in range(-1, x.ndim):
                 corpus.add(f"numerics/sum_sequential axis={axis} {tag}", numerics.sum_sequential, x, axis, watch=(x,))
         y, z = _edge_array(rng, shape, True), _edge_array(rng, shape[-1:], row["edges"] == "1")
         corpus.add(f"numerics/fma_f32 {tag}", numerics.fma_f32, x, y, z, watch=(x, y, z))
         if x.ndim == 2:
-            corpus.add(f"numerics/quantize_fp8_blocks {tag}", numerics.quantize_fp8_blocks, x, watch=(x,))
+            corpus.add(f"numerics/quantize_fp8_blocks {tag}", numerics.quantize_fp8_blocks, x, watch=(x,), again=True)
             corpus.add(f"numerics/dequantize(quantize) {tag}", _requantized, x)
             corpus.add(f"numerics/top2_margin {tag}", top2_margin, x, watch=(x,))
     for i, (m, k, n) in enumerate(((1, 1, 2), (1, 3, 2), (2, 5, 3), (3, 8, 7), (1, 129, 4), (4, 33, 130))):
@@ -252,10 +301,10 @@ ID_LISTS: tuple[list[int], ...] = ([], [0], [255], [256], [257], [258], [259], [
 def tokenizer_cases(corpus: Corpus) -> None:
     for i, text in enumerate(TEXTS):
         for bos in (True, False):
-            corpus.add(f"tokenizer/encode {i:02d} bos={bos}", tokenizer.encode, text, bos=bos)
+            corpus.add(f"tokenizer/encode {i:02d} bos={bos}", tokenizer.encode, text, bos=bos, again=True)
         corpus.add(f"tokenizer/round-trip {i:02d}", _round_trip, text)
     for i, ids in enumerate(ID_LISTS):
-        corpus.add(f"tokenizer/decode {i:02d}", tokenizer.decode, list(ids))
+        corpus.add(f"tokenizer/decode {i:02d}", tokenizer.decode, list(ids), again=True)
         corpus.add(f"tokenizer/decode-numpy {i:02d}", tokenizer.decode, list(np.array(ids, np.int64)))
     for vocab in (0, 258, 259, 260, 512):
         corpus.add(f"tokenizer/check_vocab {vocab}", tokenizer.check_vocab, vocab, "m")
@@ -313,6 +362,35 @@ def _prompt(rng: np.random.Generator, vocab: int, length: int) -> list[int]:
     return [pattern[int(j)] for j in rng.integers(0, len(pattern), size=length)]
 
 
+def _as_given(value: Any) -> Any:
+    """``value`` as a caller hands it over, whatever the annotation asks for (a tuple, an array)."""
+    return value
+
+
+AGAIN = frozenset({"forward_logits short", "score mid", "generate_recompute short 4"})  # called twice, edited between
+
+
+def _forward_edges(engine: Engine, tokens: list[int]) -> list[Any]:
+    """``engine.forward`` (the one forward pass) at its edges: more sequences than token lists and the
+    other way round, an empty list for one sequence, every position's logits or the last; each the
+    outcome and the lengths the sequences have afterwards (their blocks returned at the end)."""
+    shapes = (("2 sequences, 1 token list", 2, [tokens]), ("1 sequence, 2 token lists", 1, [tokens, tokens]),
+              ("an empty token list", 2, [tokens, []]), ("two sequences", 2, [tokens, tokens[:1]]))
+    results: list[Any] = []
+    for label, count, lists in shapes:
+        for all_logits in (False, True):
+            seqs = [engine.kv.new_sequence() for _ in range(count)]
+            try:
+                with np.errstate(all="ignore"):
+                    got: Any = engine.forward(seqs, [list(t) for t in lists], all_logits)
+            except Exception as error:  # noqa: BLE001 - the refusal is the outcome
+                got = raised(error)
+            results.append((label, all_logits, got, [s.length for s in seqs]))
+            for seq in seqs:
+                engine.kv.release(seq)
+    return results
+
+
 def _kv_blocks(engine: Engine) -> tuple[int, int]:
     """The paged KV cache's blocks and how many are free: all of them once every call has ended."""
     return engine.kv.num_blocks, len(engine.kv.free)
@@ -332,9 +410,10 @@ def _profile(engine: Engine) -> Any:
 
 
 def _save_and_list(target: Path, config: ModelConfig, tensors: dict[str, np.ndarray], overwrite: bool) -> Any:
-    """``save_checkpoint``'s result and what the folder around the checkpoint holds afterwards (no
-    staging or retired folder left behind)."""
-    return checkpoint.save_checkpoint(target, config, tensors, overwrite=overwrite), _listing(target.parent)
+    """``save_checkpoint``'s result, what the folder around the checkpoint holds afterwards (no staging
+    or retired folder left behind) and the config.json it wrote (what transformers reads)."""
+    saved = checkpoint.save_checkpoint(target, config, tensors, overwrite=overwrite)
+    return saved, _listing(target.parent), json.loads((target / checkpoint.CONFIG_FILE).read_text())
 
 
 def _generate_from(directory: Path) -> Any:
@@ -371,7 +450,7 @@ def engine_cases(corpus: Corpus, rng: np.random.Generator) -> None:
         m_row, k_row = models[i % len(models)], knob_rows[i % len(knob_rows)]
         config = _config(m_row, i)
         tag = f"{i:02d}"
-        corpus.add(f"engine/{tag} model hf_names", hf_names, config)
+        corpus.add(f"engine/{tag} model hf_names", hf_names, config, again=True)
         try:
             tensors = _tensors(config, k_row["weights"])
             model = Model(config, tensors, quantize=k_row["weights"] == "fp8-quantized")
@@ -379,9 +458,9 @@ def engine_cases(corpus: Corpus, rng: np.random.Generator) -> None:
             corpus.cases[f"engine/{tag} model build"] = raised(error, corpus.tmp)
             continue
         corpus.add(f"engine/{tag} model digest", model.digest)
-        corpus.add(f"engine/{tag} model dequantized_tensors", model.dequantized_tensors)
+        corpus.add(f"engine/{tag} model dequantized_tensors", model.dequantized_tensors, again=True)
         knobs = _knobs(k_row)
-        corpus.add(f"engine/{tag} model select_arms", select_arms, knobs)
+        corpus.add(f"engine/{tag} model select_arms", select_arms, knobs, again=True)
         engine = Engine(model, knobs)
         try:
             ctx, vocab = config.max_context, config.vocab_size
@@ -417,10 +496,20 @@ def engine_cases(corpus: Corpus, rng: np.random.Generator) -> None:
                 ("speculative steps 0", partial(engine.speculative, short, 0)),
                 ("dequant cache counters", partial(engine.cache.counters)),
                 ("kv free blocks", partial(_kv_blocks, engine)),
+                # the same calls with the sequence types a caller passes besides the annotated lists:
+                # tuples and NumPy arrays (what they get is pinned, whatever it is)
+                ("generate tuple prompt", partial(engine.generate, _as_given(tuple(short)), 2)),
+                ("generate numpy prompt", partial(engine.generate, _as_given(np.array(short)), 2)),
+                ("forward_logits tuple", partial(engine.forward_logits, _as_given(tuple(short)))),
+                ("score tuple", partial(engine.score, _as_given(tuple(mid)))),
+                ("generate_batch tuple of tuples", partial(engine.generate_batch, _as_given((tuple(short), tuple(mid))), 2)),
+                ("speculative tuple prompt", partial(engine.speculative, _as_given(tuple(short * 3)), 4)),
+                ("speculative numpy prompt", partial(engine.speculative, _as_given(np.array(short * 3)), 4)),
+                ("forward at its edges", partial(_forward_edges, engine, short)),
                 ("profile", partial(_profile, engine)),
             ]
             for name, call in calls:
-                corpus.add(f"engine/{tag} {name}", call)
+                corpus.add(f"engine/{tag} {name}", call, again=name in AGAIN)
         finally:
             engine.close()
     _tiny_cases(corpus, rng)
@@ -473,6 +562,30 @@ def _hf_variants(base: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     yield "extra unknown key", {**base, "some_future_key": 1}
 
 
+def _load_with_config(source: Path, hf: dict[str, Any], folder: Path) -> Any:
+    """``load_checkpoint`` of ``source``'s weights beside ``hf`` as its config.json: the config and the
+    names of the tensors read."""
+    folder.mkdir(parents=True)
+    (folder / checkpoint.WEIGHTS_FILE).symlink_to(source / checkpoint.WEIGHTS_FILE)
+    (folder / checkpoint.CONFIG_FILE).write_text(json.dumps(hf))
+    config, tensors = checkpoint.load_checkpoint(folder)
+    return dataclasses.replace(config, name="ck"), sorted(tensors)
+
+
+def _nested_variants(base: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """A config.json with an object-valued key (``quantization_config``, ``rope_scaling``): the object
+    given as each odd JSON type, and each of its keys dropped or given each odd type."""
+    odd: dict[str, Any] = {"null": None, "str": "fp8", "list": [1], "int": 1, "true": True, "empty": {}}
+    for key in sorted(k for k, v in base.items() if isinstance(v, dict)):
+        for label, value in odd.items():
+            yield f"{key}={label}", {**base, key: value}
+        for inner in sorted(base[key]):
+            dropped = {k: v for k, v in base[key].items() if k != inner}
+            yield f"{key} drop {inner}", {**base, key: dropped}
+            for label, value in odd.items():
+                yield f"{key}.{inner}={label}", {**base, key: {**base[key], inner: value}}
+
+
 def checkpoint_cases(corpus: Corpus, rng: np.random.Generator) -> None:
     configs = [ModelConfig(name="ck-a", vocab_size=40, d_model=12, n_layers=2, n_heads=3, n_kv_heads=1, d_ff=20,
                            max_context=32, seed=3),
@@ -480,11 +593,13 @@ def checkpoint_cases(corpus: Corpus, rng: np.random.Generator) -> None:
                            max_context=16, tie_word_embeddings=True, seed=5, rope_theta=500000.0, rms_norm_eps=1e-6)]
     for c, config in enumerate(configs):
         for dtype in ("float32", "bfloat16", "float16", "float8_e4m3fn", "int8"):
-            corpus.add(f"checkpoint/config_to_hf {c} {dtype}", checkpoint.config_to_hf, config, dtype)
+            corpus.add(f"checkpoint/config_to_hf {c} {dtype}", checkpoint.config_to_hf, config, dtype, again=True)
         base = checkpoint.config_to_hf(config)
         for label, hf in _hf_variants(base):
             corpus.add(f"checkpoint/config_from_hf {c} {label}", checkpoint.config_from_hf, hf, "ck")
-        corpus.add(f"checkpoint/expected_shapes {c}", checkpoint.expected_shapes, config)
+        corpus.add(f"checkpoint/expected_shapes {c}", checkpoint.expected_shapes, config, again=True)
+        for label, hf in _nested_variants({**base, "rope_scaling": {"rope_type": "default"}}):
+            corpus.add(f"checkpoint/config_from_hf {c} nested {label}", checkpoint.config_from_hf, hf, "ck")
         tensors = generate_tensors(config)
         names = sorted(tensors)
         broken: dict[str, dict[str, np.ndarray]] = {
@@ -497,12 +612,12 @@ def checkpoint_cases(corpus: Corpus, rng: np.random.Generator) -> None:
         for label, bad in broken.items():
             corpus.add(f"checkpoint/validate_tensors {c} {label}", checkpoint.validate_tensors, config, bad)
         root = Path(corpus.tmp) / f"ck{c}"
-        for weights in ("f32", "f16", "bf16", "fp8", "mixed"):
+        for weights in ("f32", "f16", "bf16", "fp8", "mixed", *MIXED):
             saved = _saved_tensors(tensors, weights)
             target = root / f"{weights}" / "nested"
             corpus.add(f"checkpoint/save {c} {weights}",
                        _save_and_list, target, config, saved, False)
-            corpus.add(f"checkpoint/load {c} {weights}", checkpoint.load_checkpoint, target)
+            corpus.add(f"checkpoint/load {c} {weights}", checkpoint.load_checkpoint, target, again=True)
             corpus.add(f"checkpoint/save again {c} {weights}",
                        checkpoint.save_checkpoint, target, config, saved)
             doubled = {n: (t * 2 if t.dtype.kind == "f" and t.dtype != FP8 else t) for n, t in saved.items()}
@@ -511,6 +626,11 @@ def checkpoint_cases(corpus: Corpus, rng: np.random.Generator) -> None:
             corpus.add(f"checkpoint/load overwritten {c} {weights}", checkpoint.load_checkpoint, target)
             corpus.add(f"checkpoint/model {c} {weights}",
                        _generate_from, target)
+        fp8_dir = root / "fp8" / "nested"
+        fp8_config = json.loads((fp8_dir / checkpoint.CONFIG_FILE).read_text())
+        for v, (label, hf) in enumerate(_nested_variants(fp8_config)):
+            corpus.add(f"checkpoint/load fp8 with config {c} {label}", _load_with_config, fp8_dir, hf,
+                       root / "config-variants" / f"{v:03d}")
         for scenario in DEBRIS:
             for overwrite in (False, True):
                 corpus.add(f"checkpoint/save over debris {c} {scenario} overwrite={overwrite}",
@@ -570,14 +690,30 @@ def _save_over_debris(folder: Path, scenario: str, config: ModelConfig, tensors:
     return saved, _listing(folder), loaded
 
 
+# checkpoints whose tensors are of several dtypes, as exports mix them: (the matrices', the rest's)
+MIXED = ("bf16 matrices, f32 vectors", "f16 matrices, f32 vectors", "f32 matrices, bf16 vectors",
+         "bf16 matrices, f16 vectors", "fp8 matrices, f32 vectors")
+DTYPE_OF = {"f32": np.dtype(np.float32), "f16": np.dtype(np.float16), "bf16": BF16}
+
+
 def _saved_tensors(tensors: dict[str, np.ndarray], weights: str) -> dict[str, np.ndarray]:
+    if weights in MIXED:
+        matrices, vectors = (part.split()[0] for part in weights.split(", "))
+        out: dict[str, np.ndarray] = {}
+        for name, t in sorted(tensors.items()):
+            if t.ndim == 2 and matrices == "fp8":
+                codes, scales = numerics.quantize_fp8_blocks(t)
+                out[name], out[name + checkpoint.SCALE_SUFFIX] = codes.view(FP8), scales
+            else:
+                out[name] = t.astype(DTYPE_OF[matrices if t.ndim == 2 else vectors])
+        return out
     if weights == "f32":
         return dict(tensors)
     if weights == "f16":
         return {n: t.astype(np.float16) for n, t in tensors.items()}
     if weights == "bf16":
         return {n: t.astype(BF16) for n, t in tensors.items()}
-    out: dict[str, np.ndarray] = {}
+    out = {}
     for i, (name, t) in enumerate(sorted(tensors.items())):
         if t.ndim == 2 and (weights == "fp8" or i % 2):
             codes, scales = numerics.quantize_fp8_blocks(t)
@@ -624,6 +760,41 @@ def _resolved(values: dict[str, str]) -> tuple[Knobs, dict[str, str], dict[str, 
         return knobs, select_arms(knobs), knobs.as_env()
 
 
+SCRATCH = "VT_SNAPSHOT_SCRATCH"  # a variable only the corpus sets (not a knob: nothing reads it)
+
+
+def _restore_round_trip() -> tuple[bool, str]:
+    """Set a variable, then ``restore_environment(environment())`` as saved before it: whether Python
+    still sees it, and whether a child process still does."""
+    saved = environment()
+    os.environ[SCRATCH] = "1"
+    restore_environment(saved)
+    child = subprocess.run([sys.executable, "-c", f"import os; print(os.environ.get({SCRATCH!r}))"],
+                           capture_output=True, text=True, timeout=60, check=True)
+    return SCRATCH in os.environ, child.stdout.strip()
+
+
+def _unset_generator() -> tuple[bool, bool, bool]:
+    os.environ[SCRATCH] = "1"
+    try:
+        with unset(name for name in (SCRATCH,)):
+            inside = SCRATCH in os.environ
+        return inside, os.environ.get(SCRATCH) == "1", True
+    finally:
+        os.environ.pop(SCRATCH, None)
+
+
+def _child_env_view() -> tuple[str | None, str | None, bool]:
+    with scoped_env({SCRATCH: "parent"}):
+        child = child_env({SCRATCH: "child", "VT_SNAPSHOT_OTHER": "x"})
+        return child.get(SCRATCH), child.get("VT_SNAPSHOT_OTHER"), child is os.environ
+
+
+def _in_ci(value: str) -> bool:
+    with unset(["CI"]), scoped_env({"CI": value} if value else {}):
+        return running_in_ci()
+
+
 def knob_cases(corpus: Corpus, rng: np.random.Generator) -> None:
     """``Knobs.from_env`` for every spelling of every knob alone (the rest unset), then pairwise rows
     of the documented spellings (a refused one would hide the rest of its row)."""
@@ -636,6 +807,12 @@ def knob_cases(corpus: Corpus, rng: np.random.Generator) -> None:
         label = " ".join(f"{k.removeprefix('VT_')}={v!r}" for k, v in sorted(values.items()))
         corpus.add(f"knobs/row {i:02d} {label}", _resolved, values)
     corpus.add("knobs/defaults", _knob_defaults)
+    # the environment helpers around the knobs, each with a variable of the corpus's own
+    corpus.add("knobs/environment then restore_environment", _restore_round_trip)
+    corpus.add("knobs/unset over a generator", _unset_generator)
+    corpus.add("knobs/child_env", _child_env_view)
+    for value in ("", "0", "false", "No", "1", "true", "yes", " 0 ", "gitlab"):
+        corpus.add(f"knobs/running_in_ci CI={value!r}", _in_ci, value)
 
 
 def attention_cases(corpus: Corpus, rng: np.random.Generator) -> None:
@@ -806,6 +983,27 @@ def _cli_run_in(folder: Path, argv: list[str], tmp: str) -> Any:
         os.chdir(here)
 
 
+def _process_state() -> tuple[dict[str, str], str, tuple[Any, ...], int]:
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return dict(os.environ), os.getcwd(), tuple(signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)), umask
+
+
+def _process_changes(before: tuple[dict[str, str], str, tuple[Any, ...], int]) -> dict[str, Any]:
+    """What a group of calls left changed in this process: environment variables (by name: their
+    values are the host's), the working folder, the SIGINT and SIGTERM handlers, the umask; and the
+    variables a child process started now sees otherwise than ``os.environ`` says (an environment
+    Python shows but the process does not hold)."""
+    env, cwd, handlers, umask = _process_state()
+    child = subprocess.run([sys.executable, "-c", "import json, os; print(json.dumps(dict(os.environ)))"],
+                           capture_output=True, text=True, timeout=60, check=True)
+    seen = json.loads(child.stdout)
+    return {"environment changed": sorted(k for k in set(env) | set(before[0]) if env.get(k) != before[0].get(k)),
+            "a child sees otherwise": sorted(k for k in set(env) | set(seen) if env.get(k) != seen.get(k)),
+            "working folder changed": cwd != before[1], "signal handlers changed": handlers != before[2],
+            "umask changed": umask != before[3]}
+
+
 GROUPS = ("numerics", "tokenizer", "knobs", "attention", "provenance", "checkpoint", "engine", "cli")
 
 
@@ -828,7 +1026,9 @@ def run(seed: int, only: list[str] | None = None) -> dict[str, str]:
         }
         for index, group in enumerate(GROUPS):
             if only is None or group in only:
+                before = _process_state()
                 makers[group](np.random.Generator(np.random.PCG64([seed, index])))
+                corpus.add(f"{group}/the process after the group", _process_changes, before)
         return corpus.cases
 
 

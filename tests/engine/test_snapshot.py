@@ -1,6 +1,6 @@
 """The API snapshot (vtengine/snapshot.py): what it records of a call, that a run is reproducible,
 and that bugs nobody wrote a contract for change the pinned outcomes. The planted bugs are real
-patches outside reviewers wrote (benchmarks/freshbugs/set-l and set-m), applied to a copy of vtengine: each
+patches outside reviewers wrote (benchmarks/freshbugs/set-l, set-m and set-n), applied to a copy of vtengine: each
 group of the corpus, run in a fresh interpreter on the patched copy, must differ from the committed
 goldens (goldens/default/api-snapshot.json and api-snapshot-cli.json) at a call of the class the bug breaks; the unpatched copy
 equals it."""
@@ -117,6 +117,12 @@ def test_the_golden_was_blessed_with_the_seed_the_tests_use() -> None:
     ("set-m/15.patch", ["tokenizer"], "tokenizer/"),  # NFC before encoding: a decomposed accent's bytes change
     ("set-m/04.patch", ["checkpoint"], "checkpoint/save over debris"),  # a fixed staging name takes in leftovers
     ("set-m/12.patch", ["cli"], "cli/score 02 --ids  4, 5"),  # isdigit() before int(): spaces refused
+    ("set-n/02.patch", ["engine"], "engine/"),  # zip(strict=False): more sequences than token lists let through
+    ("set-n/04.patch", ["engine"], "engine/"),  # prompt + out: a tuple prompt raises TypeError
+    ("set-n/07.patch", ["checkpoint"], "checkpoint/save 0 bf16 matrices, f32 vectors"),  # max() of dtype names
+    ("set-n/08.patch", ["checkpoint"], "checkpoint/load fp8 with config 0 quantization_config=str"),  # .get first
+    ("set-n/09.patch", ["knobs"], "knobs/the process after the group"),  # os.environ rebound to a dict
+    ("set-n/15.patch", ["tokenizer"], "tokenizer/encode"),  # lru_cache hands every caller one list
 ])
 def test_a_bug_nobody_wrote_a_contract_for_changes_the_pinned_calls(tmp_path: Path, patch: str, groups: list[str],
                                                                   where: str) -> None:
