@@ -760,7 +760,7 @@ def _resolved(values: dict[str, str]) -> tuple[Knobs, dict[str, str], dict[str, 
         return knobs, select_arms(knobs), knobs.as_env()
 
 
-SCRATCH = "VT_SNAPSHOT_SCRATCH"  # a variable only the corpus sets (not a knob: nothing reads it)
+SCRATCH = "SNAPSHOT_SCRATCH"  # a variable only the corpus sets (no VT_ prefix: not a knob, nothing reads it)
 
 
 def _restore_round_trip() -> tuple[bool, str]:
@@ -786,8 +786,8 @@ def _unset_generator() -> tuple[bool, bool, bool]:
 
 def _child_env_view() -> tuple[str | None, str | None, bool]:
     with scoped_env({SCRATCH: "parent"}):
-        child = child_env({SCRATCH: "child", "VT_SNAPSHOT_OTHER": "x"})
-        return child.get(SCRATCH), child.get("VT_SNAPSHOT_OTHER"), child is os.environ
+        child = child_env({SCRATCH: "child", "SNAPSHOT_OTHER": "x"})
+        return child.get(SCRATCH), child.get("SNAPSHOT_OTHER"), child is os.environ
 
 
 def _in_ci(value: str) -> bool:
