@@ -43,6 +43,7 @@ from vtengine import checkpoint, numerics, tokenizer
 from vtengine.arms import select_arms
 from vtengine.attention import BF16, paged_attention, paged_attention_rows
 from vtengine.config import ModelConfig
+from vtengine.dequant import DequantCache
 from vtengine.draws import KNOB_VALUES, pairwise
 from vtengine.engine import Engine, propose_ngram, top2_margin
 from vtengine.gemv import gemv_bf16_dot, gemv_default
@@ -432,6 +433,27 @@ def _loaded_digest(name: str, cache: Path) -> str:
         os.chdir(here)
 
 
+def _cached_generation(model: Model, knobs: Knobs, prompt: list[int]) -> tuple[Any, Any]:
+    engine = Engine(model, knobs)
+    try:
+        return engine.generate(prompt, 3), engine.cache.counters()
+    finally:
+        engine.close()
+
+
+def _cache_accesses(budget: int, policy: str, sizes: dict[str, int], order: str) -> list[Any]:
+    """A ``DequantCache`` of ``budget`` bytes fed ``order`` (one key a letter; each key's array of
+    ``sizes[key]`` bytes): after each access, whether the value served is the one loaded for the key,
+    and the counters."""
+    cache = DequantCache(budget, policy)
+    steps: list[Any] = []
+    for key in order:
+        value = cache.get(key, partial(np.full, sizes[key] // 4, ord(key), np.float32))
+        steps.append((key, bool(value.size and value[0] == ord(key) and value.size == sizes[key] // 4),
+                      cache.counters()))
+    return steps
+
+
 def _load_and_list(cache: Path) -> tuple[str, list[str]]:
     return load_model("vt-tiny", cache).digest(), _listing(cache)
 
@@ -512,6 +534,13 @@ def engine_cases(corpus: Corpus, rng: np.random.Generator) -> None:
                 corpus.add(f"engine/{tag} {name}", call, again=name in AGAIN)
         finally:
             engine.close()
+    sizes = {"a": 400, "b": 800, "c": 1200, "d": 400}
+    for budget in (0, 400, 1000, 1600, 2400, 10**6):
+        for policy in ("lru", "pin"):
+            for order in ("abab", "abcabc", "aabbccdd", "abcdabcd", "acbdca", "cab"):
+                corpus.add(f"engine/DequantCache {budget} bytes {policy} {order}", _cache_accesses, budget, policy,
+                           sizes, order)
+    corpus.add("engine/DequantCache unknown policy", DequantCache, 100, "fifo")
     _tiny_cases(corpus, rng)
 
 
@@ -524,7 +553,13 @@ def _tiny_cases(corpus: Corpus, rng: np.random.Generator) -> None:
     corpus.add("engine/vt-tiny load from the cache", _load_and_list, cache)
     for name in ("VT-TINY", "vt-tiny ", "vt_tiny", "", str(cache), str(Path(corpus.tmp) / "absent")):
         corpus.add(f"engine/load_model {name!r}".replace(corpus.tmp, "<tmp>"), _loaded_digest, name, cache)
-    engine = Engine(load_model("vt-tiny", cache), Knobs())
+    tiny = load_model("vt-tiny", cache)
+    prompt = _prompt(rng, 512, 9)
+    for budget_mb in (1, 2, 8):  # budgets below vt-tiny's working set: where eviction order shows
+        for policy in ("lru", "pin"):
+            corpus.add(f"engine/vt-tiny generate under a {budget_mb} MB {policy} dequant cache", _cached_generation,
+                       tiny, Knobs(dequant_cache_mb=budget_mb, dequant_cache_policy=policy), prompt)
+    engine = Engine(tiny, Knobs())
     long_a, long_b, longest = _prompt(rng, 512, 100), _prompt(rng, 512, 103), _prompt(rng, 512, 300)
     corpus.add("engine/vt-tiny generate_batch 100+103 tokens", engine.generate_batch, [long_a, long_b], 2)
     corpus.add("engine/vt-tiny generate 300 tokens", engine.generate, longest, 2)
