@@ -417,6 +417,14 @@ def _save_and_list(target: Path, config: ModelConfig, tensors: dict[str, np.ndar
     return saved, _listing(target.parent), json.loads((target / checkpoint.CONFIG_FILE).read_text())
 
 
+def _quantized_view(directory: Path) -> Any:
+    """``load_model(directory, quantize=True)``: its digest and which weights it holds as fp8 blocks."""
+    from vtengine.model import QuantizedWeight
+
+    model = load_model(str(directory), quantize=True)
+    return model.digest(), sorted(name for name, w in model.weights.items() if isinstance(w, QuantizedWeight))
+
+
 def _generate_from(directory: Path) -> Any:
     return Engine(Model(*checkpoint.load_checkpoint(directory)), Knobs()).generate([1, 2, 3], 3)
 
@@ -431,6 +439,26 @@ def _loaded_digest(name: str, cache: Path) -> str:
         return load_model(name, cache).digest()
     finally:
         os.chdir(here)
+
+
+def _limited_generation(model: Model, knobs: Knobs, max_tokens: int, prompt: list[int]) -> Any:
+    engine = Engine(model, knobs, max_tokens=max_tokens)
+    try:
+        return engine.generate(prompt, 4), _kv_blocks(engine)
+    finally:
+        engine.close()
+
+
+def _interleaved(model: Model, knobs: Knobs, prompt: list[int]) -> list[Any]:
+    """One model, two engines (the row's knobs and the other activation dtype), calls taking turns."""
+    other_knobs = knobs.with_(act_dtype="f32" if knobs.act_dtype == "bf16" else "bf16")
+    first, other = Engine(model, knobs), Engine(model, other_knobs)
+    try:
+        return [first.generate(prompt, 2), other.generate(prompt, 2), first.generate(prompt, 2),
+                other.score(prompt), first.score(prompt)]
+    finally:
+        first.close()
+        other.close()
 
 
 def _cached_generation(model: Model, knobs: Knobs, prompt: list[int]) -> tuple[Any, Any]:
@@ -532,6 +560,13 @@ def engine_cases(corpus: Corpus, rng: np.random.Generator) -> None:
             ]
             for name, call in calls:
                 corpus.add(f"engine/{tag} {name}", call, again=name in AGAIN)
+            if i < 6:  # the engine's own limits and a model shared by two engines, on the first rows
+                need = len(short) + 4
+                for max_tokens in (0, 1, need - 1, need, 4 * need):
+                    corpus.add(f"engine/{tag} max_tokens={max_tokens} generate short 4", _limited_generation, model,
+                               knobs, max_tokens, short)
+                corpus.add(f"engine/{tag} two engines on one model, calls interleaved", _interleaved, model, knobs,
+                           short)
         finally:
             engine.close()
     sizes = {"a": 400, "b": 800, "c": 1200, "d": 400}
@@ -661,6 +696,7 @@ def checkpoint_cases(corpus: Corpus, rng: np.random.Generator) -> None:
             corpus.add(f"checkpoint/load overwritten {c} {weights}", checkpoint.load_checkpoint, target)
             corpus.add(f"checkpoint/model {c} {weights}",
                        _generate_from, target)
+            corpus.add(f"checkpoint/load_model quantize=True {c} {weights}", _quantized_view, target)
         fp8_dir = root / "fp8" / "nested"
         fp8_config = json.loads((fp8_dir / checkpoint.CONFIG_FILE).read_text())
         for v, (label, hf) in enumerate(_nested_variants(fp8_config)):
