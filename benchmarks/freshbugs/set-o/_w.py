@@ -1,0 +1,61 @@
+"""Shared helpers for the set-o witnesses: small generated float32 models, HF configs and the CLI."""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+from vtengine.config import ModelConfig
+from vtengine.engine import Engine
+from vtengine.knobs import Knobs
+from vtengine.model import Model, generate_tensors
+
+PY = sys.executable
+
+
+def small_config(**over) -> ModelConfig:
+    base = dict(name="w-small", vocab_size=64, d_model=32, n_layers=2, n_heads=4, n_kv_heads=2,
+                d_ff=48, max_context=128, seed=7)
+    base.update(over)
+    return ModelConfig(**base)
+
+
+def small_model(**over) -> Model:
+    cfg = small_config(**over)
+    return Model(cfg, generate_tensors(cfg))
+
+
+def engine(model: Model, **knobs) -> Engine:
+    return Engine(model, Knobs(**knobs))
+
+
+def h(a: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(a, dtype="<f4").tobytes()).hexdigest()[:16]
+
+
+def hf_config(**over) -> dict:
+    """A small Llama config.json dict as transformers writes it."""
+    base = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": 64,
+            "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+            "intermediate_size": 48, "max_position_embeddings": 128, "rope_theta": 10000.0,
+            "rms_norm_eps": 1e-5, "tie_word_embeddings": False}
+    base.update(over)
+    return {k: v for k, v in base.items() if v is not ...}
+
+
+def outcome(fn) -> str:
+    """fn()'s value, or the exception's type and first words."""
+    try:
+        return f"ok {fn()}"
+    except Exception as error:  # noqa: BLE001
+        return f"{type(error).__name__}: {str(error)[:90]}"
+
+
+def cli(*args: str, env: dict | None = None, cwd: str | None = None) -> subprocess.CompletedProcess:
+    e = dict(os.environ)
+    if env:
+        e.update(env)
+    return subprocess.run([PY, "-m", "vtengine", *args], capture_output=True, text=True, env=e, cwd=cwd)
