@@ -78,6 +78,18 @@ def environment() -> dict[str, str]:
     return dict(os.environ)
 
 
+def inherited_environment() -> dict[str, str]:
+    """The environment a child process started now receives: the process's own, which Python's
+    ``os.environ`` normally mirrors (a rebinding of ``os.environ`` would show here as a difference)."""
+    import json
+    import subprocess
+    import sys
+
+    child = subprocess.run([sys.executable, "-c", "import json, os; print(json.dumps(dict(os.environ)))"],
+                           capture_output=True, text=True, timeout=60, check=True)
+    return dict(json.loads(child.stdout))
+
+
 def restore_environment(saved: Mapping[str, str]) -> None:
     """Make this process's environment exactly ``saved`` again."""
     os.environ.clear()

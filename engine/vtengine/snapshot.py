@@ -29,8 +29,6 @@ import os
 import re
 import shutil
 import signal
-import subprocess
-import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -51,6 +49,7 @@ from vtengine.knobs import (
     Knobs,
     child_env,
     environment,
+    inherited_environment,
     restore_environment,
     running_in_ci,
     scoped_env,
@@ -834,31 +833,29 @@ def _resolved(values: dict[str, str]) -> tuple[Knobs, dict[str, str], dict[str, 
 SCRATCH = "SNAPSHOT_SCRATCH"  # a variable only the corpus sets (no VT_ prefix: not a knob, nothing reads it)
 
 
-def _restore_round_trip() -> tuple[bool, str]:
-    """Set a variable, then ``restore_environment(environment())`` as saved before it: whether Python
-    still sees it, and whether a child process still does."""
+def _restore_round_trip() -> tuple[bool, str | None]:
+    """Set a variable, then ``restore_environment`` to what ``environment()`` saved before it: whether
+    Python still sees it, and whether a child process still does."""
     saved = environment()
-    os.environ[SCRATCH] = "1"
-    restore_environment(saved)
-    child = subprocess.run([sys.executable, "-c", f"import os; print(os.environ.get({SCRATCH!r}))"],
-                           capture_output=True, text=True, timeout=60, check=True)
-    return SCRATCH in os.environ, child.stdout.strip()
+    with scoped_env({SCRATCH: "1"}):
+        restore_environment(saved)
+        return SCRATCH in environment(), inherited_environment().get(SCRATCH)
 
 
-def _unset_generator() -> tuple[bool, bool, bool]:
-    os.environ[SCRATCH] = "1"
-    try:
+def _unset_generator() -> tuple[bool, bool]:
+    """``unset`` over a generator of names: gone inside, back afterwards."""
+    with scoped_env({SCRATCH: "1"}):
         with unset(name for name in (SCRATCH,)):
-            inside = SCRATCH in os.environ
-        return inside, os.environ.get(SCRATCH) == "1", True
-    finally:
-        os.environ.pop(SCRATCH, None)
+            inside = SCRATCH in environment()
+        return inside, environment().get(SCRATCH) == "1"
 
 
 def _child_env_view() -> tuple[str | None, str | None, bool]:
+    """``child_env``'s values win over the parent's, and the dict it returns is the caller's own."""
     with scoped_env({SCRATCH: "parent"}):
         child = child_env({SCRATCH: "child", "SNAPSHOT_OTHER": "x"})
-        return child.get(SCRATCH), child.get("SNAPSHOT_OTHER"), child is os.environ
+        child["SNAPSHOT_EDITED"] = "1"
+        return child.get(SCRATCH), child.get("SNAPSHOT_OTHER"), "SNAPSHOT_EDITED" in environment()
 
 
 def _in_ci(value: str) -> bool:
@@ -1057,18 +1054,16 @@ def _cli_run_in(folder: Path, argv: list[str], tmp: str) -> Any:
 def _process_state() -> tuple[dict[str, str], str, tuple[Any, ...], int]:
     umask = os.umask(0o022)
     os.umask(umask)
-    return dict(os.environ), os.getcwd(), tuple(signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)), umask
+    return environment(), os.getcwd(), tuple(signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)), umask
 
 
 def _process_changes(before: tuple[dict[str, str], str, tuple[Any, ...], int]) -> dict[str, Any]:
     """What a group of calls left changed in this process: environment variables (by name: their
     values are the host's), the working folder, the SIGINT and SIGTERM handlers, the umask; and the
-    variables a child process started now sees otherwise than ``os.environ`` says (an environment
+    variables a child process started now sees otherwise than Python's view says (an environment
     Python shows but the process does not hold)."""
     env, cwd, handlers, umask = _process_state()
-    child = subprocess.run([sys.executable, "-c", "import json, os; print(json.dumps(dict(os.environ)))"],
-                           capture_output=True, text=True, timeout=60, check=True)
-    seen = json.loads(child.stdout)
+    seen = inherited_environment()
     return {"environment changed": sorted(k for k in set(env) | set(before[0]) if env.get(k) != before[0].get(k)),
             "a child sees otherwise": sorted(k for k in set(env) | set(seen) if env.get(k) != seen.get(k)),
             "working folder changed": cwd != before[1], "signal handlers changed": handlers != before[2],

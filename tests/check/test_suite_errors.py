@@ -40,7 +40,7 @@ def test_unknown_kind_message_exact(project) -> None:
         load_suite(path)
     assert str(raised.value) == (
         f"{path}:6: gate 'a': unknown kind 'bandd' (known: golden, anchor, band, bitident, invariance, "
-        "counters, envdoc, perf); did you mean 'band'?"
+        "counters, snapshot, envdoc, perf); did you mean 'band'?"
     )
 
 

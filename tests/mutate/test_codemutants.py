@@ -179,10 +179,13 @@ def _rewrite(operator_intent: str, node: ast.expr) -> ast.expr | None:
 _INTENT_OP: dict[str, type] = {"x / y -> x * (1.0 / y)": ast.Div}
 
 
-def _node_at(tree: ast.AST, line: int, col: int, kinds: tuple[type, ...], op: type | None = None) -> ast.expr:
+def _node_at(tree: ast.AST, line: int, col: int, kinds: tuple[type, ...], op: type | None = None,
+             source: str | None = None, text: str | None = None) -> ast.expr:
     found = [n for n in ast.walk(tree) if isinstance(n, kinds) and (n.lineno, n.col_offset) == (line, col)
              and (op is None or isinstance(getattr(n, "op", None), op))]
     assert found, (line, col)
+    if source is not None and text is not None:  # nested nodes of one operator at one column: the replaced one
+        found = [n for n in found if ast.get_source_segment(source, n) == text] or found
     return found[0]  # the outermost (ast.walk is breadth first)
 
 
@@ -195,7 +198,7 @@ def _check_reassociations(mutants, read) -> int:
         original = read(mutant.path)
         # the operator's own node: an outer node may start at the same column (`x - max(t, 2) + 2`)
         op = ast.Sub if mutant.intent.endswith("(no max subtraction)") else _INTENT_OP.get(mutant.intent)
-        before = _node_at(ast.parse(original), mutant.line, col, (ast.BinOp, ast.Call), op)
+        before = _node_at(ast.parse(original), mutant.line, col, (ast.BinOp, ast.Call), op, original, mutant.original)
         expected = _rewrite(mutant.intent, before)
         assert expected is not None, mutant.intent
         after = ast.parse(_applied(original, mutant))
