@@ -355,10 +355,11 @@ def _read_safetensors(path: Path) -> dict[str, np.ndarray]:
     except Exception as error:  # safetensors raises its own error type for a corrupt header
         raise CheckpointError(f"{path}: not a readable safetensors file ({error}); re-export the checkpoint") from error
     # fp8 (which safetensors' NumPy backend does not produce) or an older safetensors: read raw bytes
-    # and give every tensor the dtype of its safetensors code.
+    # and give every tensor the dtype of its safetensors code. In name order, as safe_open lists them:
+    # deserialize's order is a hash map's, another in every process.
     return {
         name: np.frombuffer(info["data"], dtype=SAFETENSORS_DTYPES[info["dtype"]]).reshape(info["shape"])
-        for name, info in deserialize(path.read_bytes())
+        for name, info in sorted(deserialize(path.read_bytes()), key=lambda item: item[0])
     }
 
 

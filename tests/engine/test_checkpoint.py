@@ -439,3 +439,30 @@ def test_a_save_that_fails_while_writing_leaves_no_checkpoint_and_keeps_the_old_
     expected = random_tensors(TINY, seed=1)
     assert all(kept[n].tobytes() == expected[n].tobytes() for n in expected)
     assert sorted(os.listdir(tmp_path / "old")) == ["config.json", "model.safetensors"]
+
+
+
+def test_load_checkpoint_returns_the_tensors_in_one_order_in_every_process(tmp_path: Path) -> None:
+    """safetensors' raw reader (the fp8 path) hands tensors back in a hash map's order, another in every
+    process: load_checkpoint returns them by name, as safe_open lists them."""
+    from vtengine.checkpoint import SCALE_SUFFIX, save_checkpoint
+    from vtengine.model import generate_tensors
+    from vtengine.numerics import quantize_fp8_blocks
+
+    config = ModelConfig(name="order", vocab_size=40, d_model=12, n_layers=2, n_heads=3, n_kv_heads=1, d_ff=20,
+                         max_context=16, seed=3)
+    tensors = {}
+    for name, array in generate_tensors(config).items():
+        if array.ndim == 2:
+            codes, scales = quantize_fp8_blocks(array)
+            tensors[name], tensors[name + SCALE_SUFFIX] = codes.view(ml_dtypes.float8_e4m3fn), scales
+        else:
+            tensors[name] = array
+    save_checkpoint(tmp_path / "ck", config, tensors)
+    script = ("import json, sys; from vtengine.checkpoint import load_checkpoint; "
+              "print(json.dumps(list(load_checkpoint(sys.argv[1])[1])))")
+    orders = [json.loads(subprocess.run([sys.executable, "-c", script, str(tmp_path / "ck")], capture_output=True, text=True,
+                                        check=True, env={**os.environ, "PYTHONHASHSEED": seed}).stdout)
+              for seed in ("0", "1", "2", "3")]
+    assert orders[0] == sorted(orders[0])
+    assert all(order == orders[0] for order in orders)
