@@ -97,9 +97,8 @@ def canon(value: Any, tmp: str = "") -> str:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         fields = ", ".join(f"{f.name}={canon(getattr(value, f.name), tmp)}" for f in dataclasses.fields(value))
         return f"{type(value).__name__}({fields})"
-    if isinstance(value, dict):
-        items = sorted((canon(k, tmp), canon(v, tmp)) for k, v in value.items())
-        return "{" + ", ".join(f"{k}: {v}" for k, v in items) + "}"
+    if isinstance(value, dict):  # in the dict's own order: iteration order is what a caller sees
+        return "{" + ", ".join(f"{canon(k, tmp)}: {canon(v, tmp)}" for k, v in value.items()) + "}"
     if isinstance(value, (list, tuple)):
         return f"{type(value).__name__}[{len(value)}](" + ", ".join(canon(v, tmp) for v in value) + ")"
     if isinstance(value, (set, frozenset)):
@@ -631,6 +630,25 @@ def _hf_variants(base: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     yield "extra unknown key", {**base, "some_future_key": 1}
 
 
+def _load_sharded(folder: Path, config: ModelConfig, tensors: dict[str, np.ndarray], shards: int) -> Any:
+    """``tensors`` written as ``shards`` safetensors files with an index (names dealt round-robin in
+    reverse order, so no shard holds a sorted run), then ``load_checkpoint``: the config, and the
+    tensors as it returns them, in its order."""
+    from safetensors.numpy import save_file
+
+    folder.mkdir(parents=True)
+    (folder / checkpoint.CONFIG_FILE).write_text(json.dumps(checkpoint.config_to_hf(config)))
+    names = sorted(tensors, reverse=True)
+    files = [f"model-{i + 1:05d}-of-{shards:05d}.safetensors" for i in range(shards)]
+    weight_map = {name: files[i % shards] for i, name in enumerate(names)}
+    for file in files:
+        save_file({n: np.ascontiguousarray(tensors[n]) for n in names if weight_map[n] == file}, str(folder / file),
+                  metadata={"format": "pt"})
+    (folder / checkpoint.INDEX_FILE).write_text(json.dumps({"metadata": {}, "weight_map": weight_map}))
+    config_read, read = checkpoint.load_checkpoint(folder)
+    return dataclasses.replace(config_read, name="ck"), read
+
+
 def _load_with_config(source: Path, hf: dict[str, Any], folder: Path) -> Any:
     """``load_checkpoint`` of ``source``'s weights beside ``hf`` as its config.json: the config and the
     names of the tensors read."""
@@ -696,6 +714,9 @@ def checkpoint_cases(corpus: Corpus, rng: np.random.Generator) -> None:
             corpus.add(f"checkpoint/model {c} {weights}",
                        _generate_from, target)
             corpus.add(f"checkpoint/load_model quantize=True {c} {weights}", _quantized_view, target)
+        for shards in (2, 3, 5):
+            corpus.add(f"checkpoint/load {shards} shards {c}", _load_sharded, root / f"sharded-{shards}", config,
+                       tensors, shards)
         fp8_dir = root / "fp8" / "nested"
         fp8_config = json.loads((fp8_dir / checkpoint.CONFIG_FILE).read_text())
         for v, (label, hf) in enumerate(_nested_variants(fp8_config)):
@@ -958,11 +979,12 @@ def _json_or_text(text: str, command: str) -> Any:
 
 
 def _portable(doc: Any, timings: bool) -> Any:
-    """A JSON document without what the host decides: meta (source hash, this host's knobs), the knobs
-    as resolved here, an arm's ``differs_here`` (measured on this host) and, for bench, every float
-    (timings) and the order of its profile's rows (by seconds)."""
+    """A JSON document without what the host decides: meta (source hash, this host's knobs), the cache
+    folder among the knobs it reports (a path of this host's), an arm's ``differs_here`` (measured on
+    this host) and, for bench, every float (timings) and the order of its profile's rows (by seconds)."""
     if isinstance(doc, dict):
-        return {k: _portable(v, timings) for k, v in doc.items() if k not in ("meta", "knobs", "differs_here")}
+        return {k: ("<this host's>" if k == "VT_CACHE_DIR" else _portable(v, timings)) for k, v in doc.items()
+                if k not in ("meta", "differs_here")}
     if isinstance(doc, list):
         items = [_portable(v, timings) for v in doc]
         return sorted(items, key=lambda item: json.dumps(item, sort_keys=True)) if timings else items
@@ -1032,10 +1054,23 @@ def cli_cases(corpus: Corpus) -> None:
                 ["export", "vt-tiny", "rel/export"],
                 ["generate", "--prompt", "hi", "--tokens", "1", "--model", "~/checkpoint"],
                 ["export", "vt-tiny", "~/home-export"])
+    # the commands that report knobs, each under knobs set in its environment (the rest as the gate's)
+    for k, knob_env in enumerate(({"VT_PROFILE": "1"}, {"VT_ACT_DTYPE": "f32", "VT_KV_BLOCK_SIZE": "3"},
+                                  {"VT_CPU_THREADS": "2", "VT_DEQUANT_CACHE_MB": "1", "VT_DEQUANT_CACHE_POLICY": "pin"},
+                                  {"VT_CPU_PAGED_ATTN_BFDOT": "1", "VT_CPU_GEMV_BF16_DOT": "1"})):
+        label = " ".join(f"{name}={value}" for name, value in knob_env.items())
+        for argv in (["bench", "--tokens", "2", "--prompt-tokens", "1", "--runs", "1", "--json", "-"],
+                     ["generate", "--prompt", "hi", "--tokens", "2", "--json", "-"], ["arms", "--json", "-"]):
+            corpus.add(f"cli/under knobs {k} {label}: {' '.join(argv)}", _cli_run_with, knob_env, argv, corpus.tmp)
     home = tmp / "home"
     shutil.copytree(checkpoint_dir, home / "checkpoint")
     for i, argv in enumerate(relative):
         corpus.add(f"cli/relative {i:02d} {' '.join(argv)}", _cli_run_in, home, argv, corpus.tmp)
+
+
+def _cli_run_with(knob_env: dict[str, str], argv: list[str], tmp: str) -> Any:
+    with scoped_env(knob_env):
+        return _cli_run(argv, None, tmp)
 
 
 def _cli_run_in(folder: Path, argv: list[str], tmp: str) -> Any:

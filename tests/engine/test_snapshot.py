@@ -1,6 +1,6 @@
 """The API snapshot (vtengine/snapshot.py): what it records of a call, that a run is reproducible,
 and that bugs nobody wrote a contract for change the pinned outcomes. The planted bugs are real
-patches outside reviewers wrote (benchmarks/freshbugs/set-l, set-m and set-n), applied to a copy of vtengine: each
+patches outside reviewers wrote (benchmarks/freshbugs/set-l to set-o), applied to a copy of vtengine: each
 group of the corpus, run in a fresh interpreter on the patched copy, must differ from the committed
 goldens (goldens/default/api-snapshot.json and api-snapshot-cli.json) at a call of the class the bug breaks; the unpatched copy
 equals it."""
@@ -95,7 +95,9 @@ def _changed(tmp_path: Path, groups: list[str], patch: str | None) -> dict[str, 
     done = subprocess.run([sys.executable, "-c", RUN_GROUPS, str(seed), ",".join(groups)], capture_output=True,
                           text=True, timeout=600, cwd=tmp_path,
                           env={"PATH": "/usr/bin:/bin", "HOME": str(Path.home()), "PYTHONPATH": str(copy / "engine"),
-                               "VT_CACHE_DIR": str(tmp_path / "model-cache")})
+                               "VT_CACHE_DIR": str(tmp_path / "model-cache"),
+                               # one string hash per run: a bug that iterates a set shows the same way each time
+                               "PYTHONHASHSEED": "1"})
     assert done.returncode == 0, done.stderr
     now = json.loads(done.stdout)
     pinned = {case: text for case, text in golden.items() if case.split("/")[0] in groups}
@@ -123,6 +125,8 @@ def test_the_golden_was_blessed_with_the_seed_the_tests_use() -> None:
     ("set-n/08.patch", ["checkpoint"], "checkpoint/load fp8 with config 0 quantization_config=str"),  # .get first
     ("set-n/09.patch", ["knobs"], "knobs/the process after the group"),  # os.environ rebound to a dict
     ("set-n/15.patch", ["tokenizer"], "tokenizer/encode"),  # lru_cache hands every caller one list
+    ("set-o/05.patch", ["cli"], "cli/under knobs 0 VT_PROFILE=1: bench"),  # bench reports its timed copy's knobs
+    ("set-o/09.patch", ["checkpoint"], "checkpoint/load 5 shards"),  # shards read in set order
 ])
 def test_a_bug_nobody_wrote_a_contract_for_changes_the_pinned_calls(tmp_path: Path, patch: str, groups: list[str],
                                                                   where: str) -> None:
