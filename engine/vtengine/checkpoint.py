@@ -22,10 +22,17 @@ from typing import Any
 
 import ml_dtypes
 import numpy as np
-from safetensors import deserialize, safe_open
+from safetensors import deserialize as _deserialize
+from safetensors import safe_open
 from safetensors.numpy import save_file
 
 from vtengine.config import ModelConfig
+
+
+def deserialize(data: bytes) -> list[tuple[str, dict[str, Any]]]:
+    """safetensors' raw reader, its tensors by name (as ``safe_open`` lists them): its own order is a
+    hash map's, another in every process, and a checkpoint read twice must come back the same."""
+    return sorted(_deserialize(data), key=lambda item: item[0])
 
 CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.safetensors"
@@ -355,11 +362,10 @@ def _read_safetensors(path: Path) -> dict[str, np.ndarray]:
     except Exception as error:  # safetensors raises its own error type for a corrupt header
         raise CheckpointError(f"{path}: not a readable safetensors file ({error}); re-export the checkpoint") from error
     # fp8 (which safetensors' NumPy backend does not produce) or an older safetensors: read raw bytes
-    # and give every tensor the dtype of its safetensors code. In name order, as safe_open lists them:
-    # deserialize's order is a hash map's, another in every process.
+    # and give every tensor the dtype of its safetensors code.
     return {
         name: np.frombuffer(info["data"], dtype=SAFETENSORS_DTYPES[info["dtype"]]).reshape(info["shape"])
-        for name, info in sorted(deserialize(path.read_bytes()), key=lambda item: item[0])
+        for name, info in deserialize(path.read_bytes())
     }
 
 
