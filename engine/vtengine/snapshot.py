@@ -22,6 +22,7 @@ import contextlib
 import dataclasses
 import enum
 import hashlib
+import io
 import json
 import linecache
 import math
@@ -56,7 +57,7 @@ from vtengine.knobs import (
     unset,
 )
 from vtengine.model import Model, generate_tensors, hf_names, load_model
-from vtengine.provenance import source_tree_hash
+from vtengine.provenance import MixedImportsError, check_single_tree, package_dir, source_tree_hash
 
 BRIEF_CHARS = 200  # an outcome longer than this is cut to its head plus a digest of the whole
 PACKAGE = str(Path(__file__).resolve().parent)
@@ -416,11 +417,12 @@ def _save_and_list(target: Path, config: ModelConfig, tensors: dict[str, np.ndar
 
 
 def _quantized_view(directory: Path) -> Any:
-    """``load_model(directory, quantize=True)``: its digest and which weights it holds as fp8 blocks."""
+    """``load_model(directory, quantize=True)``: its digest and which weights it holds as fp8 blocks, with
+    their shapes."""
     from vtengine.model import QuantizedWeight
 
     model = load_model(str(directory), quantize=True)
-    return model.digest(), sorted(name for name, w in model.weights.items() if isinstance(w, QuantizedWeight))
+    return model.digest(), sorted((name, w.shape) for name, w in model.weights.items() if isinstance(w, QuantizedWeight))
 
 
 def _generate_from(directory: Path) -> Any:
@@ -734,6 +736,238 @@ def checkpoint_cases(corpus: Corpus, rng: np.random.Generator) -> None:
         (damaged / checkpoint.CONFIG_FILE).unlink()
         corpus.add(f"checkpoint/load no config {c}", checkpoint.load_checkpoint, damaged)
         corpus.add(f"checkpoint/load missing dir {c}", checkpoint.load_checkpoint, root / "absent")
+        _tensor_set_cases(corpus, c, config, tensors)
+        _config_refusal_cases(corpus, c, base)
+        _damaged_file_cases(corpus, c, config, tensors, root / "broken files")
+    _model_cache_cases(corpus, configs[0], Path(corpus.tmp) / "model-cache-damage")
+    _fp8_block_cases(corpus, np.random.Generator(np.random.PCG64(11)))
+    _tied_head_cases(corpus, configs[1], generate_tensors(configs[1]), Path(corpus.tmp) / "tied")
+
+
+def _tensor_set_cases(corpus: Corpus, c: int, config: ModelConfig, tensors: dict[str, np.ndarray]) -> None:
+    """``validate_tensors`` (and ``Model``) on the tensor set with one edit each, every tensor in turn:
+    dropped, given a row more, transposed, stored as float64, int8 or bool; fp8 weights with their
+    scales dropped, misshaped or float16, a scale beside a float weight, a 1-D fp8 tensor; a tensor of a
+    layer past the config's, an unknown one, and the LM head beside tied embeddings."""
+    edits: dict[str, Callable[[np.ndarray], np.ndarray | None]] = {
+        "dropped": lambda t: None, "a row more": lambda t: np.concatenate([t, t[:1]]),
+        "transposed": lambda t: t.T.copy(), "float64": lambda t: t.astype(np.float64),
+        "int8": lambda t: t.astype(np.int8), "bool": lambda t: t != 0,
+    }
+    for name in sorted(tensors):
+        for label, edit in edits.items():
+            edited = edit(tensors[name])
+            bad = {n: t for n, t in tensors.items() if n != name}
+            if edited is not None:
+                bad[name] = edited
+            corpus.add(f"checkpoint/validate_tensors {c} {name} {label}", checkpoint.validate_tensors, config, bad)
+    fp8 = _saved_tensors(tensors, "fp8")
+    suffix = checkpoint.SCALE_SUFFIX
+    for name in sorted(n for n in fp8 if n.endswith(suffix)):
+        weight = name.removesuffix(suffix)
+        scale = fp8[name]
+        for label, value in (("dropped", None), ("a row more", np.concatenate([scale, scale[:1]])),
+                             ("float16", scale.astype(np.float16)), ("1-D", scale.reshape(-1))):
+            bad = {n: t for n, t in fp8.items() if n != name}
+            if value is not None:
+                bad[name] = value
+            corpus.add(f"checkpoint/validate_tensors {c} fp8 {name} {label}", checkpoint.validate_tensors, config, bad)
+        unscaled = {**{n: t for n, t in fp8.items() if n != name}, weight: tensors[weight]}
+        corpus.add(f"checkpoint/validate_tensors {c} fp8 {weight} dequantized, scale kept",
+                   checkpoint.validate_tensors, config, {**unscaled, name: scale})
+    vector = next(n for n in sorted(tensors) if tensors[n].ndim == 1)
+    extra: dict[str, Any] = {
+        "fp8 vector": {**tensors, vector: tensors[vector].astype(FP8),
+                       vector + suffix: np.ones((1, 1), np.float32)},
+        "layer past the config": {**tensors, f"model.layers.{config.n_layers}.mlp.up_proj.weight":
+                                  tensors["model.layers.0.mlp.up_proj.weight"]},
+        "q_norm": {**tensors, "model.layers.0.self_attn.q_norm.weight": np.ones(config.d_model, np.float32)},
+        "bias": {**tensors, "model.layers.0.self_attn.q_proj.bias": np.zeros(config.d_model, np.float32)},
+        "lm_head beside tied embeddings" if config.tie_word_embeddings else "lm_head dropped":
+            {**tensors, "lm_head.weight": tensors["model.embed_tokens.weight"]} if config.tie_word_embeddings
+            else {n: t for n, t in tensors.items() if n != "lm_head.weight"},
+        "a 0-d scalar": {**tensors, vector: np.float32(1.0)},
+        "a list": {**tensors, vector: tensors[vector].tolist()},
+    }
+    for label, bad in extra.items():
+        corpus.add(f"checkpoint/validate_tensors {c} {label}", checkpoint.validate_tensors, config, bad)
+        corpus.add(f"checkpoint/Model {c} {label}", Model, config, bad)
+    for label, other in (("n_heads not dividing d_model", dataclasses.replace(config, n_heads=5)),
+                         ("n_kv_heads not dividing n_heads", dataclasses.replace(config, n_kv_heads=2)),
+                         ("tie flipped", dataclasses.replace(config, tie_word_embeddings=not config.tie_word_embeddings)),
+                         ("one layer more", dataclasses.replace(config, n_layers=config.n_layers + 1))):
+        corpus.add(f"checkpoint/Model {c} {label}", Model, other, tensors)
+
+
+def _config_refusal_cases(corpus: Corpus, c: int, base: dict[str, Any]) -> None:
+    """``config_from_hf`` on what it must refuse or read another way: not an object, the model type
+    missing with and without ``architectures``, another activation, biases, RoPE parameters (the
+    transformers 5 layout, default and not), head counts that do not divide, an odd head_dim."""
+    no_type = {k: v for k, v in base.items() if k not in ("model_type", "architectures")}
+    hidden = base["hidden_size"]
+    derived = {k: v for k, v in base.items() if k != "head_dim"}  # head counts given, head_dim derived
+    variants: dict[str, Any] = {
+        "a list": [base], "a string": "llama", "null": None,
+        "no model_type, no architectures": no_type,
+        "no model_type, LlamaForCausalLM": {**no_type, "architectures": ["LlamaForCausalLM"]},
+        "no model_type, architectures null": {**no_type, "architectures": None},
+        "model_type LLAMA": {**base, "model_type": "LLAMA"},
+        "hidden_act gelu": {**base, "hidden_act": "gelu"}, "hidden_act null": {**base, "hidden_act": None},
+        "hidden_act SiLU": {**base, "hidden_act": "SiLU"},
+        "attention_bias true": {**base, "attention_bias": True}, "attention_bias 0": {**base, "attention_bias": 0},
+        "mlp_bias true": {**base, "mlp_bias": True}, "mlp_bias false": {**base, "mlp_bias": False},
+        "rope_parameters default with theta": {**{k: v for k, v in base.items() if k != "rope_theta"},
+                                               "rope_parameters": {"rope_type": "default", "rope_theta": 1234.0}},
+        "rope_parameters default, theta beside": {**base, "rope_parameters": {"rope_type": "default",
+                                                                              "rope_theta": 99.0}},
+        "rope_parameters linear": {**base, "rope_parameters": {"rope_type": "linear", "factor": 2.0}},
+        "rope_parameters null": {**base, "rope_parameters": None},
+        "heads not dividing hidden": {**derived, "num_attention_heads": hidden + 1},
+        "kv heads not dividing heads": {**derived, "num_attention_heads": 4, "num_key_value_heads": 3,
+                                        "hidden_size": 16},
+        "odd head_dim": {**derived, "hidden_size": 12, "num_attention_heads": 4, "num_key_value_heads": 2},
+        "head_dim 0": {**base, "head_dim": 0}, "head_dim derived, 2 kv heads": {**derived, "num_key_value_heads": 2},
+        "kv heads 0": {**base, "num_key_value_heads": 0},
+    }
+    for label, hf in variants.items():
+        corpus.add(f"checkpoint/config_from_hf {c} refuse {label}", checkpoint.config_from_hf, hf, "ck")
+
+
+def _damaged_file_cases(corpus: Corpus, c: int, config: ModelConfig, tensors: dict[str, np.ndarray],
+                        root: Path) -> None:
+    """``load_checkpoint`` of a checkpoint with one file damaged: the weights file truncated, empty,
+    garbage or holding an int64 tensor; an index that is not JSON, lacks its weight_map, lists a shard
+    that is not there, maps a tensor to another shard than the one holding it, or lists a tensor no
+    shard holds; both the single file and an index present."""
+    from safetensors.numpy import save_file
+
+    def fresh(label: str) -> Path:
+        folder = root / label
+        folder.mkdir(parents=True)
+        (folder / checkpoint.CONFIG_FILE).write_text(json.dumps(checkpoint.config_to_hf(config)))
+        save_file({n: np.ascontiguousarray(t) for n, t in tensors.items()}, str(folder / checkpoint.WEIGHTS_FILE))
+        return folder
+
+    weights = checkpoint.WEIGHTS_FILE
+    for label, damage in (("truncated", lambda b: b[: len(b) // 2]), ("empty", lambda b: b""),
+                          ("garbage header", lambda b: b"\xff" * 8 + b[8:]), ("header only", lambda b: b[:8])):
+        folder = fresh(f"weights {label}")
+        (folder / weights).write_bytes(damage((folder / weights).read_bytes()))
+        corpus.add(f"checkpoint/load damaged {c} weights {label}", _load_unreadable, folder)
+    folder = fresh("no weights")
+    (folder / weights).unlink()
+    corpus.add(f"checkpoint/load damaged {c} no weights file", checkpoint.load_checkpoint, folder)
+    folder = fresh("int64 tensor")
+    save_file({**{n: np.ascontiguousarray(t) for n, t in tensors.items()},
+               "model.extra.counter": np.arange(3, dtype=np.int64)}, str(folder / weights))
+    corpus.add(f"checkpoint/load damaged {c} an int64 tensor", checkpoint.load_checkpoint, folder)
+    names = sorted(tensors)
+    for label in ("index not json", "index without weight_map", "shard missing", "tensor mapped elsewhere",
+                  "tensor listed, not stored", "index beside the single file"):
+        folder = fresh(label)
+        if label != "index beside the single file":
+            (folder / weights).unlink()
+            for file, part in (("model-00001-of-00002.safetensors", names[1:]), ("model-00002-of-00002.safetensors",
+                                                                                  names[:1])):
+                save_file({n: np.ascontiguousarray(tensors[n]) for n in part}, str(folder / file))
+        weight_map = {n: "model-00001-of-00002.safetensors" for n in names}
+        weight_map[names[0]] = "model-00002-of-00002.safetensors"
+        index: Any = {"metadata": {}, "weight_map": weight_map}
+        if label == "index not json":
+            text = "{weight_map"
+        elif label == "index without weight_map":
+            text = json.dumps({"metadata": {}})
+        else:
+            if label == "shard missing":
+                (folder / "model-00002-of-00002.safetensors").unlink()
+            elif label == "tensor mapped elsewhere":
+                weight_map[names[1]] = "model-00002-of-00002.safetensors"
+            elif label == "tensor listed, not stored":
+                weight_map["model.layers.0.mlp.extra.weight"] = "model-00002-of-00002.safetensors"
+            text = json.dumps(index)
+        (folder / checkpoint.INDEX_FILE).write_text(text)
+        corpus.add(f"checkpoint/load damaged {c} {label}", checkpoint.load_checkpoint, folder)
+
+
+def _load_unreadable(folder: Path) -> Any:
+    """``load_checkpoint`` of a folder whose weights file safetensors cannot read: the engine's message
+    with safetensors' own words, which change between its versions, left out."""
+    try:
+        return checkpoint.load_checkpoint(folder)
+    except checkpoint.CheckpointError as error:
+        return "raises CheckpointError: " + re.sub(r"file \(.*\); re-export", "file (...); re-export", str(error))
+
+
+def _model_cache_cases(corpus: Corpus, config: ModelConfig, cache: Path) -> None:
+    """The generated model's cache file, damaged each way a killed writer or a full disk leaves it
+    (truncated, empty, garbage, an npz lacking an array, a folder in its place), then loaded: the
+    model must be the generated one, and what the cache folder holds afterwards."""
+    from vtengine.model import embedded_model
+
+    fresh = embedded_model("vt-tiny", cache)
+    corpus.add("checkpoint/model cache written", _listing, cache)
+    files = sorted(cache.iterdir())
+    if len(files) != 1:
+        corpus.add("checkpoint/model cache files", lambda: [f.name for f in files])
+        return
+    path = files[0]
+    good = path.read_bytes()
+    digest = fresh.digest()
+
+    def damaged(label: str) -> Any:
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+        if label == "truncated":
+            path.write_bytes(good[: len(good) // 3])
+        elif label == "empty":
+            path.write_bytes(b"")
+        elif label == "garbage":
+            path.write_bytes(b"PK\x03\x04" + b"\x00" * 64)
+        elif label == "npz lacking an array":
+            with np.load(io.BytesIO(good)) as stored:
+                kept = {k: stored[k] for k in stored.files[1:]}
+            with path.open("wb") as handle:
+                np.savez(handle, **kept)
+        elif label == "a folder":
+            path.mkdir()
+        model = embedded_model("vt-tiny", cache)
+        return model.digest() == digest, _listing(cache), path.is_file() and path.read_bytes() == good
+
+    for label in ("truncated", "empty", "garbage", "npz lacking an array", "a folder"):
+        corpus.add(f"checkpoint/model cache {label}", damaged, label)
+    knob_cache = cache.parent / "model-cache-by-knob"
+    with scoped_env({"VT_CACHE_DIR": str(knob_cache)}):
+        corpus.add("checkpoint/load_model vt-tiny, cache from VT_CACHE_DIR",
+                   lambda: (load_model("vt-tiny").digest() == digest, _listing(knob_cache)))
+
+
+def _fp8_block_cases(corpus: Corpus, rng: np.random.Generator) -> None:
+    """``fp8_scale_shape`` and ``dequantize_fp8_blocks`` at the block size's edges (one element, one
+    block, one past, several partial blocks)."""
+    for rows, cols in ((1, 1), (128, 128), (129, 1), (130, 257), (256, 128)):
+        corpus.add(f"checkpoint/fp8_scale_shape {rows}x{cols}", checkpoint.fp8_scale_shape, (rows, cols))
+        codes, scales = numerics.quantize_fp8_blocks(_edge_array(rng, (rows, cols), False))
+        corpus.add(f"checkpoint/dequantize_fp8_blocks {rows}x{cols}", checkpoint.dequantize_fp8_blocks,
+                   codes.view(FP8), scales, watch=(scales,))
+
+
+def _tied_head_cases(corpus: Corpus, config: ModelConfig, tensors: dict[str, np.ndarray], root: Path) -> None:
+    """A tied checkpoint whose exporter wrote the LM head anyway: equal to the embedding (dropped on
+    load), one value off (refused), or in another dtype."""
+    from safetensors.numpy import save_file
+
+    embedding = tensors["model.embed_tokens.weight"]
+    off = embedding.copy()
+    off[-1, -1] = np.nextafter(off[-1, -1], np.float32(np.inf))
+    for label, head in (("equal", embedding), ("one value off", off), ("float16", embedding.astype(np.float16))):
+        folder = root / label
+        folder.mkdir(parents=True)
+        (folder / checkpoint.CONFIG_FILE).write_text(json.dumps(checkpoint.config_to_hf(config)))
+        save_file({**{n: np.ascontiguousarray(t) for n, t in tensors.items()}, "lm_head.weight": head},
+                  str(folder / checkpoint.WEIGHTS_FILE))
+        corpus.add(f"checkpoint/load tied with lm_head {label}", checkpoint.load_checkpoint, folder)
 
 
 # what a writer may find where it writes: an empty folder, a folder with a file, a file, a symlink to
@@ -931,6 +1165,53 @@ def attention_cases(corpus: Corpus, rng: np.random.Generator) -> None:
                        paged_attention_rows, rows_q, k_cache, v_cache, table, np.array(ctxs), scale, row["arm"], watch=(rows_q, k_cache, v_cache))
 
 
+def _dispatched(arm: str, q_dtype: str, kv_dtype: str) -> str:
+    """The name of the body ``dispatch_body`` picks (a function's text would be its address)."""
+    from vtengine.attention import dispatch_body
+
+    return dispatch_body(arm, q_dtype, kv_dtype).__name__
+
+
+def _arm_record(kernel: str, name: str) -> Any:
+    from vtengine.arms import arm
+
+    return arm(kernel, name)
+
+
+def attention_and_dispatch_cases(corpus: Corpus, rng: np.random.Generator) -> None:
+    attention_cases(corpus, rng)
+    dispatch_cases(corpus)
+
+
+def dispatch_cases(corpus: Corpus) -> None:
+    """The tables the arms are chosen from: each (arm, q dtype, kv dtype) to its attention body,
+    unknown dtypes and arms included; each dtype to its kernel's name; each (kernel, arm) record."""
+    from vtengine.arms import ARMS
+    from vtengine.attention import dtype_name
+
+    for arm_name in ("default", "scalar_fma", "bfdot", "blas", "fast"):
+        for q_dtype in ("f32", "bf16", "fp8", "f16"):
+            for kv_dtype in ("f32", "bf16", "fp8", "f16"):
+                corpus.add(f"attention/dispatch_body {arm_name} q={q_dtype} kv={kv_dtype}", _dispatched,
+                           arm_name, q_dtype, kv_dtype)
+    for dtype in (np.float32, BF16, FP8, np.float16, np.float64, np.int8, np.uint8):
+        corpus.add(f"attention/dtype_name {np.dtype(dtype).name}", dtype_name, np.dtype(dtype))
+    for kernel in ("paged_attention", "gemv", "softmax"):
+        for name in ("default", "scalar_fma", "bfdot", "bf16_dot", "blas", "Default"):
+            corpus.add(f"attention/arm {kernel} {name}", _arm_record, kernel, name)
+    corpus.add("attention/ARMS", lambda: ARMS)
+    from vtengine import attention
+
+    rng = np.random.Generator(np.random.PCG64(7))
+    for n_kv, heads, hd, ctx in ((1, 2, 4, 5), (2, 2, 3, 1), (2, 4, 6, 7)):
+        q = _edge_array(rng, (heads, hd), False)
+        k = _edge_array(rng, (n_kv, hd, ctx + 2), False)
+        v = _edge_array(rng, (n_kv, ctx + 2, hd), False)
+        for body in ("attend_default", "attend_bfdot", "attend_fma", "attend_scalar"):
+            corpus.add(f"attention/{body} kv={n_kv} heads={heads} hd={hd} ctx={ctx}", getattr(attention, body),
+                       q, k, v, ctx, np.float32(1.0 / math.sqrt(hd)), watch=(q, k, v))
+
+
 def provenance_cases(corpus: Corpus) -> None:
     root = Path(corpus.tmp) / "tree"
     files = {"a.py": b"x = 1\n", "b/c.py": b"y = 2\r\n", "b/d.py": b"\xef\xbb\xbfz = 3\n", "e.py": b"",
@@ -944,6 +1225,32 @@ def provenance_cases(corpus: Corpus) -> None:
     corpus.add("provenance/source_tree_hash sub", source_tree_hash, root / "b")
     corpus.add("provenance/source_tree_hash empty", source_tree_hash, Path(corpus.tmp) / "tree" / "b" / "__pycache__")
     corpus.add("provenance/source_tree_hash missing", source_tree_hash, Path(corpus.tmp) / "absent")
+    for name, data in {".git/hooks/h.py": b"hidden\n", "b/.cache/x.py": b"hidden\n", ".top.py": b"dot\n",
+                       "b/__pycache__/d.py": b"cached\n", "h/i/j/k.py": b"deep\n"}.items():
+        before = source_tree_hash(root)
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+        corpus.add(f"provenance/source_tree_hash after adding {name}", lambda was: (was == source_tree_hash(root),
+                                                                                     source_tree_hash(root)), before)
+    corpus.add("provenance/check_single_tree the package", check_single_tree)
+    corpus.add("provenance/check_single_tree another folder", _single_tree_elsewhere, root)
+
+
+def _single_tree_elsewhere(root: Path) -> Any:
+    """``check_single_tree`` against a folder the package is not in: the refusal, the package's path
+    (the host's) written <package>, and whether it names every loaded vtengine module (how many are
+    loaded is this process's business)."""
+    import sys
+
+    try:
+        check_single_tree(root)
+    except MixedImportsError as error:
+        text = str(error).replace(str(package_dir()), "<package>").replace(str(root), "<root>")
+        loaded = [name for name, module in list(sys.modules.items())
+                  if (name == "vtengine" or name.startswith("vtengine.")) and getattr(module, "__file__", None)]
+        return "raises MixedImportsError", all(f"{name} from <package>" in text for name in loaded), \
+            text.split(" but ")[0]
+    return "no refusal"
 
 
 # The CLI, in this process (``vtengine.cli.main(argv)``; the families run it in subprocesses, for what
@@ -1066,6 +1373,28 @@ def cli_cases(corpus: Corpus) -> None:
     shutil.copytree(checkpoint_dir, home / "checkpoint")
     for i, argv in enumerate(relative):
         corpus.add(f"cli/relative {i:02d} {' '.join(argv)}", _cli_run_in, home, argv, corpus.tmp)
+    # the ways out that are not a result: the version, options and commands that do not exist, options
+    # that exclude or need each other, lengths past the model's context, a checkpoint that does not
+    # load, knobs that do not parse
+    broken = tmp / "broken-checkpoint"
+    shutil.copytree(checkpoint_dir, broken)
+    (broken / checkpoint.CONFIG_FILE).write_text(json.dumps({"model_type": "llama"}))
+    refused = (["--version"], ["generate", "--bogus", "1"], ["nosuchcommand"],
+               ["score", "--ids", "1,2", "--prompt", "a", "--reference", "b"], ["score"], ["score", "--prompt", "a"],
+               ["score", "--reference", "b"], ["generate", "--prompt", "hi", "--tokens", "100000"],
+               ["generate", "--prompt", "x" * 600, "--tokens", "1"], ["score", "--ids", ",".join(["1"] * 600)],
+               ["bench", "--prompt-tokens", "1024", "--tokens", "2", "--runs", "1", "--json", "-"],
+               ["bench", "--prompt-tokens", "1", "--tokens", "100000", "--runs", "1", "--json", "-"],
+               ["generate", "--prompt", "hi", "--tokens", "1", "--model", str(broken)],
+               ["score", "--ids", "1,2", "--model", str(tmp)], ["export", "nosuchmodel", str(tmp / "x")])
+    for i, argv in enumerate(refused):
+        label = " ".join(a if len(a) < 40 else f"<{len(a)} chars>" for a in argv).replace(corpus.tmp, "<tmp>")
+        corpus.add(f"cli/refused {i:02d} {label}", _cli_run, argv, None, corpus.tmp)
+    for k, (name, value) in enumerate((("VT_KV_BLOCK_SIZE", "0"), ("VT_CPU_THREADS", "four"),
+                                       ("VT_ACT_DTYPE", "fp32"), ("VT_DEQUANT_CACHE_POLICY", "fifo"))):
+        for argv in (["generate", "--prompt", "hi", "--tokens", "1"], ["arms", "--json", "-"]):
+            corpus.add(f"cli/bad knob {k} {name}={value}: {' '.join(argv)}", _cli_run_with, {name: value}, argv,
+                       corpus.tmp)
 
 
 def _cli_run_with(knob_env: dict[str, str], argv: list[str], tmp: str) -> Any:
@@ -1086,23 +1415,112 @@ def _cli_run_in(folder: Path, argv: list[str], tmp: str) -> Any:
         os.chdir(here)
 
 
-def _process_state() -> tuple[dict[str, str], str, tuple[Any, ...], int]:
+_WATCHED_MODULES = ("builtins", "math", "json", "os", "os.path", "numpy", "numpy.linalg", "tempfile", "subprocess")
+
+
+def _bindings() -> dict[str, int]:
+    """``module.name -> id`` of every public binding in the modules a caller shares with the engine:
+    a monkeypatch (``np.matmul = fast``) rebinds one."""
+    import sys
+
+    found: dict[str, int] = {}
+    for module_name in _WATCHED_MODULES:
+        module = sys.modules.get(module_name)
+        for name, value in (vars(module).items() if module is not None else ()):
+            if not name.startswith("_") and not isinstance(value, (int, float, str, bytes, bool, type(None))):
+                found[f"{module_name}.{name}"] = id(value)
+    return found
+
+
+def _open_descriptors() -> int | None:
+    """How many file descriptors this process holds (Linux's /proc; None where there is none)."""
+    try:
+        return len(os.listdir("/proc/self/fd"))
+    except OSError:
+        return None
+
+
+def _process_state() -> dict[str, Any]:
+    """What a caller of the engine shares with it in one process, each by a comparable value."""
+    import atexit
+    import faulthandler
+    import gc
+    import locale
+    import logging
+    import random
+    import sys
+    import threading
+    import warnings
+
+    gc.collect()  # an engine nobody holds has released its thread pool and files
     umask = os.umask(0o022)
     os.umask(umask)
-    return environment(), os.getcwd(), tuple(signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)), umask
+    signals = {s.name: signal.getsignal(s) for s in signal.valid_signals()
+               if isinstance(s, signal.Signals) and s not in (signal.SIGKILL, signal.SIGSTOP)}
+    root = logging.getLogger()
+    return {
+        "environment": environment(), "working folder": os.getcwd(), "signal handlers": signals,
+        "umask": umask, "interval timer": signal.getitimer(signal.ITIMER_REAL) != (0.0, 0.0),
+        "threads left running": sorted(t.daemon for t in threading.enumerate() if t is not threading.main_thread()),
+        "threads": frozenset(threading.enumerate()),
+        "file descriptors": _open_descriptors(),
+        "NumPy error handling": (np.geterr(), np.geterrcall()), "NumPy print options": np.get_printoptions(),
+        "NumPy global generator": hashlib.sha256(repr(np.random.get_state(legacy=True)).encode()).hexdigest(),
+        "Python random module": hashlib.sha256(repr(random.getstate()).encode()).hexdigest(),
+        "sys.path": list(sys.path), "sys.argv": list(sys.argv),
+        "standard streams": (id(sys.stdout), id(sys.stderr), id(sys.stdin)),
+        "hooks": (sys.excepthook, threading.excepthook, sys.getprofile(), sys.gettrace(), sys.displayhook),
+        "interpreter limits": (sys.getrecursionlimit(), sys.getswitchinterval(), gc.isenabled(), gc.get_threshold()),
+        "warnings filters": list(warnings.filters),
+        "logging": (root.level, list(root.handlers), logging.root.manager.disable,
+                    [(name, lg.level, list(lg.handlers), lg.propagate) for name, lg in
+                     sorted(logging.root.manager.loggerDict.items()) if isinstance(lg, logging.Logger)]),
+        "locale": locale.setlocale(locale.LC_ALL, None), "faulthandler": faulthandler.is_enabled(),
+        "exit handlers": atexit._ncallbacks(),
+        "module bindings": _bindings(),
+        "temporary folder": sorted(os.listdir(tempfile.gettempdir())),
+    }
 
 
-def _process_changes(before: tuple[dict[str, str], str, tuple[Any, ...], int]) -> dict[str, Any]:
-    """What a group of calls left changed in this process: environment variables (by name: their
-    values are the host's), the working folder, the SIGINT and SIGTERM handlers, the umask; and the
-    variables a child process started now sees otherwise than Python's view says (an environment
-    Python shows but the process does not hold)."""
-    env, cwd, handlers, umask = _process_state()
+SETTLE_SECONDS = 3.0
+
+
+def _settle(known: frozenset[Any]) -> None:
+    """Give the threads a group started up to ``SETTLE_SECONDS`` (together) to end: an engine nobody
+    holds stops its pool's workers once collected, but they end on their own time. Still running
+    after that, a thread is the group's change (a non-daemon one keeps the interpreter from exiting)."""
+    import gc
+    import threading
+    import time
+
+    gc.collect()
+    deadline = time.monotonic() + SETTLE_SECONDS
+    for thread in threading.enumerate():
+        if thread not in known and thread is not threading.current_thread():
+            thread.join(max(0.0, deadline - time.monotonic()))
+
+
+def _process_changes(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """What a group of calls left changed in this process: each shared thing by name (environment
+    variables and bindings by their names: their values are the host's), and the variables a child
+    process started now sees otherwise than Python's view says (an environment Python shows but the
+    process does not hold). The temporary folder is this run's own (``run`` points ``tempfile`` there).
+    Only what changed is listed: ``{}`` is a group that left the process as it found it."""
+    env, was = after["environment"], before["environment"]
     seen = inherited_environment()
-    return {"environment changed": sorted(k for k in set(env) | set(before[0]) if env.get(k) != before[0].get(k)),
-            "a child sees otherwise": sorted(k for k in set(env) | set(seen) if env.get(k) != seen.get(k)),
-            "working folder changed": cwd != before[1], "signal handlers changed": handlers != before[2],
-            "umask changed": umask != before[3]}
+    changes: dict[str, Any] = {
+        "environment changed": sorted(k for k in set(env) | set(was) if env.get(k) != was.get(k)),
+        "a child sees otherwise": sorted(k for k in set(env) | set(seen) if env.get(k) != seen.get(k)),
+        "bindings rebound": sorted(k for k in before["module bindings"]
+                                   if after["module bindings"].get(k) != before["module bindings"][k]),
+        "signal handlers changed": sorted(k for k in after["signal handlers"]
+                                          if after["signal handlers"][k] != before["signal handlers"].get(k)),
+        "temporary files left": sorted(set(after["temporary folder"]) - set(before["temporary folder"])),
+    }
+    compared = [k for k in after if k not in ("environment", "module bindings", "signal handlers", "temporary folder",
+                                              "threads")]
+    changes["changed"] = [k for k in compared if after[k] != before[k]]
+    return {k: v for k, v in changes.items() if v}  # short enough to read whole in a verdict
 
 
 GROUPS = ("numerics", "tokenizer", "knobs", "attention", "provenance", "checkpoint", "engine", "cli")
@@ -1113,23 +1531,35 @@ def run(seed: int, only: list[str] | None = None) -> dict[str, str]:
     unknown = sorted(set(only or ()) - set(GROUPS))
     if unknown:
         raise ValueError(f"snapshot: unknown group(s) {unknown}; the groups are {list(GROUPS)}")
+    import vtengine.cli  # noqa: F401  (imported before the first group: what an import does once, a
+    # library's own work such as drawing from Python's random module, is no group's change)
+
     with tempfile.TemporaryDirectory(prefix="vt-snapshot-") as tmp:
         corpus = Corpus(os.path.realpath(tmp))
         makers: dict[str, Callable[[np.random.Generator], None]] = {
             "numerics": lambda rng: numerics_cases(corpus, rng),
             "tokenizer": lambda rng: tokenizer_cases(corpus),
             "knobs": lambda rng: knob_cases(corpus, rng),
-            "attention": lambda rng: attention_cases(corpus, rng),
+            "attention": lambda rng: attention_and_dispatch_cases(corpus, rng),
             "provenance": lambda rng: provenance_cases(corpus),
             "checkpoint": lambda rng: checkpoint_cases(corpus, rng),
             "engine": lambda rng: engine_cases(corpus, rng),
             "cli": lambda rng: cli_cases(corpus),
         }
-        for index, group in enumerate(GROUPS):
-            if only is None or group in only:
-                before = _process_state()
-                makers[group](np.random.Generator(np.random.PCG64([seed, index])))
-                corpus.add(f"{group}/the process after the group", _process_changes, before)
+        private = Path(tmp) / "tmp"  # tempfile's folder while the groups run: what they leave is theirs
+        private.mkdir()
+        saved, tempfile.tempdir = tempfile.tempdir, str(private)
+        try:
+            with scoped_env({"TMPDIR": str(private)}):
+                for index, group in enumerate(GROUPS):
+                    if only is None or group in only:
+                        before = _process_state()
+                        makers[group](np.random.Generator(np.random.PCG64([seed, index])))
+                        _settle(before["threads"])
+                        after = _process_state()  # here: a case runs under its own NumPy error state
+                        corpus.add(f"{group}/the process after the group", _process_changes, before, after)
+        finally:
+            tempfile.tempdir = saved
         return corpus.cases
 
 

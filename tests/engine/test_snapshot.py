@@ -83,13 +83,27 @@ def test_an_unknown_group_is_refused_naming_the_groups() -> None:
         snapshot.run(1, ["kernels"])
 
 
-def _changed(tmp_path: Path, groups: list[str], patch: str | None) -> dict[str, tuple[str, str]]:
-    """{case: (pinned, now)} for the calls of ``groups`` on a copy of vtengine with ``patch`` applied."""
+def _plant(module: Path, function: str, line: str) -> None:
+    """Insert ``line`` as the first statement of ``def function`` in ``module`` (after its signature)."""
+    lines = module.read_text().splitlines(keepends=True)
+    start = next(i for i, text in enumerate(lines) if text.lstrip().startswith(f"def {function}("))
+    end = next(i for i in range(start, len(lines)) if lines[i].rstrip().endswith(":"))
+    indent = " " * (len(lines[start]) - len(lines[start].lstrip()) + 4)
+    lines.insert(end + 1, f"{indent}{line}\n")
+    module.write_text("".join(lines))
+
+
+def _changed(tmp_path: Path, groups: list[str], patch: str | None,
+             planted: tuple[str, str, str] | None = None) -> dict[str, tuple[str, str]]:
+    """{case: (pinned, now)} for the calls of ``groups`` on a copy of vtengine with ``patch`` applied
+    (or ``planted``: (module, function, line) inserted at the top of that function)."""
     copy = tmp_path / "copy"
     shutil.copytree(REPO / "engine" / "vtengine", copy / "engine" / "vtengine", ignore=shutil.ignore_patterns("__pycache__"))
     if patch is not None:
         subprocess.run(["git", "apply", str(REPO / "benchmarks" / "freshbugs" / patch)], cwd=copy, check=True,
                        capture_output=True)
+    if planted is not None:
+        _plant(copy / "engine" / "vtengine" / planted[0], planted[1], planted[2])
     golden = {case: text for path in GOLDENS for case, text in json.loads(path.read_text())["value"]["cases"].items()}
     seed = 20261206
     done = subprocess.run([sys.executable, "-c", RUN_GROUPS, str(seed), ",".join(groups)], capture_output=True,
@@ -136,3 +150,32 @@ def test_a_bug_nobody_wrote_a_contract_for_changes_the_pinned_calls(tmp_path: Pa
 
 def test_the_unpatched_copy_equals_the_golden_in_every_group(tmp_path: Path) -> None:
     assert _changed(tmp_path, list(snapshot.GROUPS), None) == {}
+
+
+@pytest.mark.parametrize("module, function, line, group, seen", [
+    ("tokenizer.py", "encode", "__import__('numpy').random.seed(0)", "tokenizer", "NumPy global generator"),
+    ("tokenizer.py", "decode", "__import__('random').random()", "tokenizer", "Python random module"),
+    ("engine.py", "generate", "__import__('threading').Thread(target=__import__('time').sleep, args=(6,)).start()",
+     "engine", "threads left running"),
+    ("checkpoint.py", "load_checkpoint", "vars(__import__('sys'))['_planted'] = open(__file__)", "checkpoint",
+     "file descriptors"),
+    ("checkpoint.py", "save_checkpoint", "__import__('tempfile').mkstemp(prefix='vt-planted-')", "checkpoint",
+     "temporary files left"),
+    ("attention.py", "paged_attention", "__import__('warnings').simplefilter('ignore')", "attention",
+     "warnings filters"),
+    ("attention.py", "paged_attention", "np.matmul = __import__('functools').partial(np.matmul)", "attention",
+     "numpy.matmul"),
+    ("engine.py", "generate", "__import__('logging').basicConfig(level=10)", "engine", "logging"),
+    ("cli.py", "main", "__import__('signal').signal(__import__('signal').SIGUSR1, lambda *_: None)", "cli",
+     "SIGUSR1"),
+    ("cli.py", "main", "__import__('sys').path.insert(0, '.')", "cli", "sys.path"),
+])
+def test_what_a_group_leaves_changed_in_the_process_is_its_outcome(tmp_path: Path, module: str, function: str,
+                                                                    line: str, group: str, seen: str) -> None:
+    """Process-wide state a caller shares with the engine (generators, threads, descriptors, temporary
+    files, warnings, logging, bindings of NumPy, signal handlers, sys.path), each changed by one
+    planted line: the group's "the process after the group" call names it."""
+    changed = _changed(tmp_path, [group], None, (module, function, line))
+    case = f"{group}/the process after the group"
+    assert case in changed, sorted(changed)[:5]
+    assert seen in changed[case][1], changed[case]
