@@ -29,7 +29,6 @@ import math
 import os
 import re
 import shutil
-import signal
 import tempfile
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -38,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from vtengine import checkpoint, numerics, tokenizer
+from vtengine import checkpoint, numerics, processstate, tokenizer
 from vtengine.arms import select_arms
 from vtengine.attention import BF16, paged_attention, paged_attention_rows
 from vtengine.config import ModelConfig
@@ -1382,7 +1381,7 @@ def cli_cases(corpus: Corpus) -> None:
     refused = (["--version"], ["generate", "--bogus", "1"], ["nosuchcommand"],
                ["score", "--ids", "1,2", "--prompt", "a", "--reference", "b"], ["score"], ["score", "--prompt", "a"],
                ["score", "--reference", "b"], ["generate", "--prompt", "hi", "--tokens", "100000"],
-               ["generate", "--prompt", "x" * 600, "--tokens", "1"], ["score", "--ids", ",".join(["1"] * 600)],
+               ["generate", "--prompt", "x" * 1100, "--tokens", "1"], ["score", "--ids", ",".join(["1"] * 1100)],
                ["bench", "--prompt-tokens", "1024", "--tokens", "2", "--runs", "1", "--json", "-"],
                ["bench", "--prompt-tokens", "1", "--tokens", "100000", "--runs", "1", "--json", "-"],
                ["generate", "--prompt", "hi", "--tokens", "1", "--model", str(broken)],
@@ -1390,11 +1389,44 @@ def cli_cases(corpus: Corpus) -> None:
     for i, argv in enumerate(refused):
         label = " ".join(a if len(a) < 40 else f"<{len(a)} chars>" for a in argv).replace(corpus.tmp, "<tmp>")
         corpus.add(f"cli/refused {i:02d} {label}", _cli_run, argv, None, corpus.tmp)
+    _cli_text_cases(corpus, tmp, checkpoint_dir)
     for k, (name, value) in enumerate((("VT_KV_BLOCK_SIZE", "0"), ("VT_CPU_THREADS", "four"),
                                        ("VT_ACT_DTYPE", "fp32"), ("VT_DEQUANT_CACHE_POLICY", "fifo"))):
         for argv in (["generate", "--prompt", "hi", "--tokens", "1"], ["arms", "--json", "-"]):
             corpus.add(f"cli/bad knob {k} {name}={value}: {' '.join(argv)}", _cli_run_with, {name: value}, argv,
                        corpus.tmp)
+
+
+# characters some layer between the engine and a terminal or a file may take for syntax: console markup
+# (rich's [style] and [/], :emoji: codes), HTML, ANSI escapes, format strings (str.format, %, $),
+# glob and regex characters, backslashes, quotes, line breaks; each as data the CLI must print as typed
+META_TEXTS = ("a stray [/] is text", "[bold]b[/bold] [red]r", "[link=https://x.invalid]l[/link]", "\\[esc]",
+              ":smile: :thumbs_up:", "<b>&amp;</b>", "\x1b[31mred\x1b[0m", "{0} {name} {{}}", "%s %d %%", "$HOME ${X}",
+              "*?[a-z]+.^$", "back\\slash", "'q' \"qq\" `t`", "two\nlines\r\n")
+# the same classes in folder names a user gives (--model, --json, export's target)
+META_NAMES = ("ck [1]", "ck[/]", "ck:smile:", "ck{0}", "ck%s", "ck*?", "ck $HOME")
+
+
+def _cli_text_cases(corpus: Corpus, tmp: Path, checkpoint_dir: Path) -> None:
+    for i, text in enumerate(META_TEXTS):
+        corpus.add(f"cli/meta text {i:02d} generate --prompt {text!r}", _cli_run,
+                   ["generate", "--prompt", text, "--tokens", "1"], None, corpus.tmp)
+    corpus.add(f"cli/meta text score --prompt --reference {META_TEXTS[1]!r}", _cli_run,
+               ["score", "--prompt", META_TEXTS[1], "--reference", META_TEXTS[0]], None, corpus.tmp)
+    for i, name in enumerate(META_NAMES):
+        folder = tmp / "meta" / name
+        if i < 2:  # a folder a user names: written, then read back (the other names print as these do)
+            corpus.add(f"cli/meta name {i:02d} export to {name!r}", _cli_run, ["export", "vt-tiny", str(folder)], None,
+                       corpus.tmp)
+            corpus.add(f"cli/meta name {i:02d} score --model {name!r}", _cli_run,
+                       ["score", "--ids", "1,2", "--model", str(folder)], None, corpus.tmp)
+        corpus.add(f"cli/meta name {i:02d} --model missing {name!r}", _cli_run,
+                   ["generate", "--prompt", "hi", "--tokens", "1", "--model", str(tmp / "meta-missing" / name)], None,
+                   corpus.tmp)
+        out = tmp / "meta-json" / f"{name}.json"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        corpus.add(f"cli/meta name {i:02d} --json {name!r}.json", _cli_run,
+                   ["generate", "--prompt", "hi", "--tokens", "1", "--json", str(out)], out, corpus.tmp)
 
 
 def _cli_run_with(knob_env: dict[str, str], argv: list[str], tmp: str) -> Any:
@@ -1415,115 +1447,74 @@ def _cli_run_in(folder: Path, argv: list[str], tmp: str) -> Any:
         os.chdir(here)
 
 
-_WATCHED_MODULES = ("builtins", "math", "json", "os", "os.path", "numpy", "numpy.linalg", "tempfile", "subprocess")
+GROUPS = ("numerics", "tokenizer", "knobs", "attention", "provenance", "checkpoint", "engine", "cli", "processes")
+
+# a child process: this package's tree first on its path, a hash seed of its own, its result as JSON
+CHILD = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+task = sys.argv[2]
+if task == "import":
+    import importlib.util, pkgutil
+    import numpy, ml_dtypes, safetensors, safetensors.numpy, typer, rich, rich.console, click, psutil  # a host's own
+    def by_path(name):  # the file alone, without importing the package (whose import is what is watched)
+        spec = importlib.util.spec_from_file_location("vt_child_" + name, sys.argv[1] + "/vtengine/" + name + ".py")
+        module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    state, knobs = by_path("processstate"), by_path("knobs")
+    before = state.state(knobs.environment)
+    import vtengine
+    for info in sorted(pkgutil.iter_modules(vtengine.__path__), key=lambda m: m.name):
+        if info.name != "__main__":  # that one runs the program
+            importlib.import_module("vtengine." + info.name)
+    state.settle(before["threads"])
+    print(json.dumps(state.changes(before, state.state(knobs.environment)), sort_keys=True))
+elif task == "load":
+    from pathlib import Path
+    from vtengine.model import load_model
+    cache = Path(sys.argv[3])
+    digest = load_model("vt-tiny", cache).digest()
+    print(json.dumps([digest, sorted(p.name[:8] for p in cache.iterdir())]))
+elif task == "generate":
+    from vtengine.engine import Engine
+    from vtengine.model import load_model
+    from vtengine.tokenizer import encode
+    from pathlib import Path
+    engine = Engine(load_model("vt-tiny", Path(sys.argv[3])))
+    print(json.dumps(engine.generate(encode("hash seeds"), 3).tokens))
+"""
 
 
-def _bindings() -> dict[str, int]:
-    """``module.name -> id`` of every public binding in the modules a caller shares with the engine:
-    a monkeypatch (``np.matmul = fast``) rebinds one."""
+def _child(task: str, hash_seed: str, *args: str) -> Any:
+    """``CHILD``'s ``task`` in a fresh interpreter under ``PYTHONHASHSEED=hash_seed``: its JSON, or its
+    exit status and stderr's last line."""
+    import subprocess
     import sys
 
-    found: dict[str, int] = {}
-    for module_name in _WATCHED_MODULES:
-        module = sys.modules.get(module_name)
-        for name, value in (vars(module).items() if module is not None else ()):
-            if not name.startswith("_") and not isinstance(value, (int, float, str, bytes, bool, type(None))):
-                found[f"{module_name}.{name}"] = id(value)
-    return found
+    env = {**inherited_environment(), "PYTHONHASHSEED": hash_seed}
+    done = subprocess.run([sys.executable, "-c", CHILD, str(package_dir().parent), task, *args], capture_output=True,
+                          text=True, timeout=300, env=env)
+    if done.returncode != 0:
+        return "exit", done.returncode, (done.stderr.strip().splitlines() or [""])[-1]
+    return json.loads(done.stdout)
 
 
-def _open_descriptors() -> int | None:
-    """How many file descriptors this process holds (Linux's /proc; None where there is none)."""
-    try:
-        return len(os.listdir("/proc/self/fd"))
-    except OSError:
-        return None
+def _two_processes(task: str, folder: Path) -> Any:
+    """``task`` in two processes one after the other, under hash seeds 1 and 2, sharing ``folder``: what
+    each returned, whether they agree, and what the folder holds after both."""
+    first, second = _child(task, "1", str(folder)), _child(task, "2", str(folder))
+    return first == second, first, second, _listing(folder)
 
 
-def _process_state() -> dict[str, Any]:
-    """What a caller of the engine shares with it in one process, each by a comparable value."""
-    import atexit
-    import faulthandler
-    import gc
-    import locale
-    import logging
-    import random
-    import sys
-    import threading
-    import warnings
-
-    gc.collect()  # an engine nobody holds has released its thread pool and files
-    umask = os.umask(0o022)
-    os.umask(umask)
-    signals = {s.name: signal.getsignal(s) for s in signal.valid_signals()
-               if isinstance(s, signal.Signals) and s not in (signal.SIGKILL, signal.SIGSTOP)}
-    root = logging.getLogger()
-    return {
-        "environment": environment(), "working folder": os.getcwd(), "signal handlers": signals,
-        "umask": umask, "interval timer": signal.getitimer(signal.ITIMER_REAL) != (0.0, 0.0),
-        "threads left running": sorted(t.daemon for t in threading.enumerate() if t is not threading.main_thread()),
-        "threads": frozenset(threading.enumerate()),
-        "file descriptors": _open_descriptors(),
-        "NumPy error handling": (np.geterr(), np.geterrcall()), "NumPy print options": np.get_printoptions(),
-        "NumPy global generator": hashlib.sha256(repr(np.random.get_state(legacy=True)).encode()).hexdigest(),
-        "Python random module": hashlib.sha256(repr(random.getstate()).encode()).hexdigest(),
-        "sys.path": list(sys.path), "sys.argv": list(sys.argv),
-        "standard streams": (id(sys.stdout), id(sys.stderr), id(sys.stdin)),
-        "hooks": (sys.excepthook, threading.excepthook, sys.getprofile(), sys.gettrace(), sys.displayhook),
-        "interpreter limits": (sys.getrecursionlimit(), sys.getswitchinterval(), gc.isenabled(), gc.get_threshold()),
-        "warnings filters": list(warnings.filters),
-        "logging": (root.level, list(root.handlers), logging.root.manager.disable,
-                    [(name, lg.level, list(lg.handlers), lg.propagate) for name, lg in
-                     sorted(logging.root.manager.loggerDict.items()) if isinstance(lg, logging.Logger)]),
-        "locale": locale.setlocale(locale.LC_ALL, None), "faulthandler": faulthandler.is_enabled(),
-        "exit handlers": atexit._ncallbacks(),
-        "module bindings": _bindings(),
-        "temporary folder": sorted(os.listdir(tempfile.gettempdir())),
-    }
-
-
-SETTLE_SECONDS = 3.0
-
-
-def _settle(known: frozenset[Any]) -> None:
-    """Give the threads a group started up to ``SETTLE_SECONDS`` (together) to end: an engine nobody
-    holds stops its pool's workers once collected, but they end on their own time. Still running
-    after that, a thread is the group's change (a non-daemon one keeps the interpreter from exiting)."""
-    import gc
-    import threading
-    import time
-
-    gc.collect()
-    deadline = time.monotonic() + SETTLE_SECONDS
-    for thread in threading.enumerate():
-        if thread not in known and thread is not threading.current_thread():
-            thread.join(max(0.0, deadline - time.monotonic()))
-
-
-def _process_changes(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
-    """What a group of calls left changed in this process: each shared thing by name (environment
-    variables and bindings by their names: their values are the host's), and the variables a child
-    process started now sees otherwise than Python's view says (an environment Python shows but the
-    process does not hold). The temporary folder is this run's own (``run`` points ``tempfile`` there).
-    Only what changed is listed: ``{}`` is a group that left the process as it found it."""
-    env, was = after["environment"], before["environment"]
-    seen = inherited_environment()
-    changes: dict[str, Any] = {
-        "environment changed": sorted(k for k in set(env) | set(was) if env.get(k) != was.get(k)),
-        "a child sees otherwise": sorted(k for k in set(env) | set(seen) if env.get(k) != seen.get(k)),
-        "bindings rebound": sorted(k for k in before["module bindings"]
-                                   if after["module bindings"].get(k) != before["module bindings"][k]),
-        "signal handlers changed": sorted(k for k in after["signal handlers"]
-                                          if after["signal handlers"][k] != before["signal handlers"].get(k)),
-        "temporary files left": sorted(set(after["temporary folder"]) - set(before["temporary folder"])),
-    }
-    compared = [k for k in after if k not in ("environment", "module bindings", "signal handlers", "temporary folder",
-                                              "threads")]
-    changes["changed"] = [k for k in compared if after[k] != before[k]]
-    return {k: v for k, v in changes.items() if v}  # short enough to read whole in a verdict
-
-
-GROUPS = ("numerics", "tokenizer", "knobs", "attention", "provenance", "checkpoint", "engine", "cli")
+def processes_cases(corpus: Corpus) -> None:
+    """What only several processes show: importing the engine into a host (every module; the host's own
+    libraries imported first), and the model cache and generation shared by two processes whose string
+    hashes differ (a per-process hash as a file name or an order)."""
+    corpus.add("processes/what importing vtengine changes in the host", _child, "import", "1")
+    root = Path(corpus.tmp) / "processes"
+    corpus.add("processes/vt-tiny cache, two processes", _two_processes, "load", root / "cache")
+    corpus.add("processes/generate, two processes", _two_processes, "generate", root / "cache")
 
 
 def run(seed: int, only: list[str] | None = None) -> dict[str, str]:
@@ -1545,6 +1536,7 @@ def run(seed: int, only: list[str] | None = None) -> dict[str, str]:
             "checkpoint": lambda rng: checkpoint_cases(corpus, rng),
             "engine": lambda rng: engine_cases(corpus, rng),
             "cli": lambda rng: cli_cases(corpus),
+            "processes": lambda rng: processes_cases(corpus),
         }
         private = Path(tmp) / "tmp"  # tempfile's folder while the groups run: what they leave is theirs
         private.mkdir()
@@ -1553,11 +1545,12 @@ def run(seed: int, only: list[str] | None = None) -> dict[str, str]:
             with scoped_env({"TMPDIR": str(private)}):
                 for index, group in enumerate(GROUPS):
                     if only is None or group in only:
-                        before = _process_state()
+                        before = processstate.state(environment)
                         makers[group](np.random.Generator(np.random.PCG64([seed, index])))
-                        _settle(before["threads"])
-                        after = _process_state()  # here: a case runs under its own NumPy error state
-                        corpus.add(f"{group}/the process after the group", _process_changes, before, after)
+                        processstate.settle(before["threads"])
+                        after = processstate.state(environment)  # here: a case runs under its own NumPy error state
+                        corpus.add(f"{group}/the process after the group", processstate.changes, before, after,
+                                   inherited_environment())
         finally:
             tempfile.tempdir = saved
         return corpus.cases

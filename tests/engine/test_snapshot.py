@@ -1,6 +1,6 @@
 """The API snapshot (vtengine/snapshot.py): what it records of a call, that a run is reproducible,
 and that bugs nobody wrote a contract for change the pinned outcomes. The planted bugs are real
-patches outside reviewers wrote (benchmarks/freshbugs/set-l to set-o), applied to a copy of vtengine: each
+patches outside reviewers wrote (benchmarks/freshbugs/set-l to set-p), applied to a copy of vtengine: each
 group of the corpus, run in a fresh interpreter on the patched copy, must differ from the committed
 goldens (goldens/default/api-snapshot.json and api-snapshot-cli.json) at a call of the class the bug breaks; the unpatched copy
 equals it."""
@@ -18,7 +18,7 @@ import pytest
 from vtengine import snapshot
 
 REPO = Path(__file__).resolve().parents[2]
-GOLDENS = (REPO / "goldens" / "default" / "api-snapshot.json", REPO / "goldens" / "default" / "api-snapshot-cli.json")
+GOLDENS = tuple(REPO / "goldens" / "default" / f"api-snapshot{part}.json" for part in ("", "-cli", "-processes"))
 RUN_GROUPS = """
 import json, sys
 from vtengine import snapshot
@@ -121,7 +121,7 @@ def _changed(tmp_path: Path, groups: list[str], patch: str | None,
 
 def test_the_golden_was_blessed_with_the_seed_the_tests_use() -> None:
     suite = (REPO / "goldens" / "gates.toml").read_text()
-    assert suite.count('probe = "vtengine.snapshot:probe"\nargs  = { seed = 20261206, only = [') == 2
+    assert suite.count('probe = "vtengine.snapshot:probe"\nargs  = { seed = 20261206, only = [') == 3
 
 
 @pytest.mark.parametrize("patch, groups, where", [
@@ -141,6 +141,12 @@ def test_the_golden_was_blessed_with_the_seed_the_tests_use() -> None:
     ("set-n/15.patch", ["tokenizer"], "tokenizer/encode"),  # lru_cache hands every caller one list
     ("set-o/05.patch", ["cli"], "cli/under knobs 0 VT_PROFILE=1: bench"),  # bench reports its timed copy's knobs
     ("set-o/09.patch", ["checkpoint"], "checkpoint/load 5 shards"),  # shards read in set order
+    ("set-p/02.patch", ["checkpoint"], "checkpoint/load tied with lm_head one value off"),  # allclose for identity
+    ("set-p/04.patch", ["cli"], "cli/meta text 00 generate --prompt 'a stray [/] is text'"),  # data as markup
+    ("set-p/07.patch", ["engine"], "engine/the process after the group"),  # np.random.seed in a constructor
+    ("set-p/08.patch", ["processes"], "processes/vt-tiny cache, two processes"),  # hash() names the cache file
+    ("set-p/10.patch", ["cli"], "cli/refused 00 --version"),  # the version looked up under another name
+    ("set-p/11.patch", ["processes"], "processes/what importing vtengine changes in the host"),  # seterr at import
 ])
 def test_a_bug_nobody_wrote_a_contract_for_changes_the_pinned_calls(tmp_path: Path, patch: str, groups: list[str],
                                                                   where: str) -> None:
