@@ -853,6 +853,12 @@ def _damaged_file_cases(corpus: Corpus, c: int, config: ModelConfig, tensors: di
         folder = fresh(f"weights {label}")
         (folder / weights).write_bytes(damage((folder / weights).read_bytes()))
         corpus.add(f"checkpoint/load damaged {c} weights {label}", _load_unreadable, folder)
+    if Path("/proc/self/mem").exists():  # read fails from the first byte, root included (Linux)
+        for label, name in (("config.json", checkpoint.CONFIG_FILE), ("weights", weights)):
+            folder = fresh(f"unreadable {label}")
+            (folder / name).unlink()
+            (folder / name).symlink_to("/proc/self/mem")
+            corpus.add(f"checkpoint/load damaged {c} unreadable {label}", _load_unreadable, folder)
     folder = fresh("no weights")
     (folder / weights).unlink()
     corpus.add(f"checkpoint/load damaged {c} no weights file", checkpoint.load_checkpoint, folder)
@@ -1087,6 +1093,31 @@ def _resolved(values: dict[str, str]) -> tuple[Knobs, dict[str, str], dict[str, 
 SCRATCH = "SNAPSHOT_SCRATCH"  # a variable only the corpus sets (no VT_ prefix: not a knob, nothing reads it)
 
 
+OTHER = "SNAPSHOT_OTHER"  # a second variable of the corpus's own
+
+
+def _block_effect(manager: str, effect: str) -> Any:
+    """A ``with scoped_env({SCRATCH: "1"})`` (or ``unset([SCRATCH])``) block that itself sets, changes or
+    removes ``OTHER`` (or sets ``SCRATCH``): what Python and a child see of both variables after the
+    block. A manager restores what it was given, not what the block did besides."""
+    outer = {OTHER: "outer"} if effect in ("changes another", "removes another") else {}
+    with scoped_env(outer):
+        block = scoped_env({SCRATCH: "1"}) if manager == "scoped_env" else unset([SCRATCH])
+        with block:
+            now = environment()
+            if effect == "sets another" or effect == "changes another":
+                now[OTHER] = "inner"
+            elif effect == "removes another":
+                now.pop(OTHER, None)
+            else:
+                now[SCRATCH] = "inner"
+            restore_environment(now)
+        after, seen = environment(), inherited_environment()
+        result = {name: (after.get(name), seen.get(name)) for name in (SCRATCH, OTHER)}
+    restore_environment({k: v for k, v in environment().items() if k not in (SCRATCH, OTHER)})  # the next case's
+    return result
+
+
 def _restore_round_trip() -> tuple[bool, str | None]:
     """Set a variable, then ``restore_environment`` to what ``environment()`` saved before it: whether
     Python still sees it, and whether a child process still does."""
@@ -1133,6 +1164,9 @@ def knob_cases(corpus: Corpus, rng: np.random.Generator) -> None:
     corpus.add("knobs/environment then restore_environment", _restore_round_trip)
     corpus.add("knobs/unset over a generator", _unset_generator)
     corpus.add("knobs/child_env", _child_env_view)
+    for manager in ("scoped_env", "unset"):
+        for effect in ("sets another", "changes another", "removes another", "sets its own"):
+            corpus.add(f"knobs/{manager}: what the block {effect} variable leaves", _block_effect, manager, effect)
     for value in ("", "0", "false", "No", "1", "true", "yes", " 0 ", "gitlab"):
         corpus.add(f"knobs/running_in_ci CI={value!r}", _in_ci, value)
 
@@ -1231,6 +1265,12 @@ def provenance_cases(corpus: Corpus) -> None:
         (root / name).write_bytes(data)
         corpus.add(f"provenance/source_tree_hash after adding {name}", lambda was: (was == source_tree_hash(root),
                                                                                      source_tree_hash(root)), before)
+    if Path("/proc/self/mem").exists():  # a file no user can read from its start, root included (Linux)
+        unreadable = Path(corpus.tmp) / "unreadable"
+        (unreadable / "b").mkdir(parents=True)
+        (unreadable / "a.py").write_bytes(b"x = 1\n")
+        (unreadable / "b" / "c.py").symlink_to("/proc/self/mem")
+        corpus.add("provenance/source_tree_hash with an unreadable file", source_tree_hash, unreadable)
     corpus.add("provenance/check_single_tree the package", check_single_tree)
     corpus.add("provenance/check_single_tree another folder", _single_tree_elsewhere, root)
 
@@ -1469,7 +1509,9 @@ if task == "import":
         if info.name != "__main__":  # that one runs the program
             importlib.import_module("vtengine." + info.name)
     state.settle(before["threads"])
-    print(json.dumps(state.changes(before, state.state(knobs.environment)), sort_keys=True))
+    changes = state.changes(before, state.state(knobs.environment))
+    changes.pop("engine objects left alive", None)  # module-level constants: what importing a module makes
+    print(json.dumps(changes, sort_keys=True))
 elif task == "load":
     from pathlib import Path
     from vtengine.model import load_model
@@ -1515,6 +1557,27 @@ def processes_cases(corpus: Corpus) -> None:
     root = Path(corpus.tmp) / "processes"
     corpus.add("processes/vt-tiny cache, two processes", _two_processes, "load", root / "cache")
     corpus.add("processes/generate, two processes", _two_processes, "generate", root / "cache")
+    for argv in (["--version"], ["arms", "--json", "-"], ["generate", "--prompt", "hi", "--tokens", "2", "--json", "-"],
+                 ["score"]):
+        corpus.add(f"processes/the program: vtengine {' '.join(argv)}", _program, argv, root / "cache")
+
+
+def _program(argv: list[str], cache: Path) -> Any:
+    """``python -m vtengine ARGV`` as a user's shell runs it: stdout and stderr pipes (so stdout is
+    block-buffered: the interpreter's own PYTHON* settings are not passed on), the exit status, what
+    each stream carried (JSON without its meta; stderr's own lines)."""
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in inherited_environment().items() if not k.startswith("PYTHON")}
+    env.update({"PYTHONPATH": str(package_dir().parent), "PYTHONHASHSEED": "0", "VT_CACHE_DIR": str(cache)})
+    try:
+        done = subprocess.run([sys.executable, "-m", "vtengine", *argv], capture_output=True, text=True, timeout=120,
+                              env=env, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return "did not end within 120 s"
+    command = argv[0] if argv else ""
+    return done.returncode, _json_or_text(done.stdout, command), _own_lines(done.stderr, command)
 
 
 def run(seed: int, only: list[str] | None = None) -> dict[str, str]:

@@ -1,6 +1,6 @@
 """The API snapshot (vtengine/snapshot.py): what it records of a call, that a run is reproducible,
 and that bugs nobody wrote a contract for change the pinned outcomes. The planted bugs are real
-patches outside reviewers wrote (benchmarks/freshbugs/set-l to set-p), applied to a copy of vtengine: each
+patches outside reviewers wrote (benchmarks/freshbugs/set-l to set-q), applied to a copy of vtengine: each
 group of the corpus, run in a fresh interpreter on the patched copy, must differ from the committed
 goldens (goldens/default/api-snapshot.json and api-snapshot-cli.json) at a call of the class the bug breaks; the unpatched copy
 equals it."""
@@ -147,6 +147,10 @@ def test_the_golden_was_blessed_with_the_seed_the_tests_use() -> None:
     ("set-p/08.patch", ["processes"], "processes/vt-tiny cache, two processes"),  # hash() names the cache file
     ("set-p/10.patch", ["cli"], "cli/refused 00 --version"),  # the version looked up under another name
     ("set-p/11.patch", ["processes"], "processes/what importing vtengine changes in the host"),  # seterr at import
+    ("set-q/03.patch", ["engine"], "engine/the process after the group"),  # lru_cache on a method: Models kept
+    ("set-q/12.patch", ["processes"], "processes/the program: vtengine --version"),  # os._exit before the flush
+    ("set-q/14.patch", ["knobs"], "knobs/scoped_env: what the block sets another variable leaves"),  # whole env restored
+    ("set-q/15.patch", ["provenance"], "provenance/source_tree_hash with an unreadable file"),  # OSError skipped
 ])
 def test_a_bug_nobody_wrote_a_contract_for_changes_the_pinned_calls(tmp_path: Path, patch: str, groups: list[str],
                                                                   where: str) -> None:
