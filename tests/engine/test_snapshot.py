@@ -144,7 +144,7 @@ def test_the_golden_was_blessed_with_the_seed_the_tests_use() -> None:
     ("set-p/02.patch", ["checkpoint"], "checkpoint/load tied with lm_head one value off"),  # allclose for identity
     ("set-p/04.patch", ["cli"], "cli/meta text 00 generate --prompt 'a stray [/] is text'"),  # data as markup
     ("set-p/07.patch", ["engine"], "engine/the process after the group"),  # np.random.seed in a constructor
-    ("set-p/08.patch", ["processes"], "processes/vt-tiny cache, two processes"),  # hash() names the cache file
+    ("set-p/08.patch", ["processes"], "processes/vt-tiny cache and generation, two processes"),  # hash() names the cache file
     ("set-p/10.patch", ["cli"], "cli/refused 00 --version"),  # the version looked up under another name
     ("set-p/11.patch", ["processes"], "processes/what importing vtengine changes in the host"),  # seterr at import
     ("set-q/03.patch", ["engine"], "engine/the process after the group"),  # lru_cache on a method: Models kept
