@@ -151,7 +151,12 @@ def _applied(source: str, mutant) -> str:
     data = source.encode()
     lines = source.splitlines(keepends=True)
     start = sum(len(line.encode()) for line in lines[: mutant.line - 1])
-    at = data.index(mutant.original.encode(), start) if mutant.original else start
+    # from the node's own column (UTF-8 bytes) when its text starts there: a line may hold the same text
+    # twice (`(f / w).write(g((f / w)...`); an edit that starts before its node searches from the line
+    column = start + int(mutant.ident.split(":")[-3])
+    at = start
+    if mutant.original:
+        at = column if data.startswith(mutant.original.encode(), column) else data.index(mutant.original.encode(), start)
     return (data[:at] + mutant.replacement.encode() + data[at + len(mutant.original.encode()):]).decode()
 
 
