@@ -1496,7 +1496,12 @@ sys.path.insert(0, sys.argv[1])
 task = sys.argv[2]
 if task == "import":
     import importlib.util, pkgutil
-    import numpy, ml_dtypes, safetensors, safetensors.numpy, typer, rich, rich.console, click, psutil  # a host's own
+    for name in ("numpy", "ml_dtypes", "safetensors", "safetensors.numpy", "typer", "rich", "rich.console", "click",
+                 "psutil"):  # a host's own libraries, those installed (click only where typer still needs it)
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
     def by_path(name):  # the file alone, without importing the package (whose import is what is watched)
         spec = importlib.util.spec_from_file_location("vt_child_" + name, sys.argv[1] + "/vtengine/" + name + ".py")
         module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
