@@ -1352,8 +1352,6 @@ def _own_lines(stderr: str, command: str) -> list[str]:
 
 def _cli_run(argv: list[str], out: Path | None, tmp: str) -> Any:
     """``vtengine ARGV`` in this process: (exit status, stdout, stderr's own lines, the --json file)."""
-    import io
-
     from vtengine import cli
 
     stdout, stderr = io.StringIO(), io.StringIO()
