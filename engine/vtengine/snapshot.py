@@ -81,6 +81,8 @@ def canon(value: Any, tmp: str = "") -> str:
         return f"{type(value).__name__}:{value!r}"
     if isinstance(value, enum.Enum):
         return f"{type(value).__name__}.{value.name}:{canon(value.value, tmp)}"
+    if isinstance(value, np.dtype):  # by name: the dtype's Python type differs between NumPy versions
+        return f"dtype:{value.name}"
     if isinstance(value, np.generic):
         return f"np.{type(value).__name__}:{_one_nan(np.asarray(value)).tobytes().hex()}"
     if isinstance(value, str):
@@ -448,6 +450,28 @@ def _limited_generation(model: Model, knobs: Knobs, max_tokens: int, prompt: lis
         engine.close()
 
 
+LIMITED_PATHS: dict[str, Callable[[Engine, list[int]], Any]] = {
+    "generate_recompute 4": lambda engine, short: engine.generate_recompute(short, 4),
+    "generate_batch 2x4": lambda engine, short: engine.generate_batch([short, short[::-1]], 4),
+    "score 3x prompt": lambda engine, short: engine.score(short * 3),
+    "speculative 3x prompt 4": lambda engine, short: engine.speculative(short * 3, 4),
+    "forward_logits 2x prompt": lambda engine, short: engine.forward_logits(short * 2),
+}
+
+
+def _limited_path(model: Model, knobs: Knobs, max_tokens: int, path: str, prompt: list[int]) -> Any:
+    """A decoding path on an engine whose KV cache holds ``max_tokens`` positions: what it returns or
+    raises (a cache that fills up mid-call must reach the caller), the blocks free afterwards (a failed
+    call holds none), and whether the same engine still generates one token."""
+    engine = Engine(model, knobs, max_tokens=max_tokens)
+    try:
+        first = outcome(partial(LIMITED_PATHS[path], engine, prompt))
+        free = _kv_blocks(engine)
+        return first, free, outcome(partial(engine.generate, prompt[:1], 1))
+    finally:
+        engine.close()
+
+
 def _interleaved(model: Model, knobs: Knobs, prompt: list[int]) -> list[Any]:
     """One model, two engines (the row's knobs and the other activation dtype), calls taking turns."""
     other_knobs = knobs.with_(act_dtype="f32" if knobs.act_dtype == "bf16" else "bf16")
@@ -564,6 +588,11 @@ def engine_cases(corpus: Corpus, rng: np.random.Generator) -> None:
                 for max_tokens in (0, 1, need - 1, need, 4 * need):
                     corpus.add(f"engine/{tag} max_tokens={max_tokens} generate short 4", _limited_generation, model,
                                knobs, max_tokens, short)
+                # 3 * len(short) + 1: a 3x prompt's prefill fits, its decoding may fill the cache
+                for max_tokens in (0, 1, need - 1, need, 3 * len(short) + 1, 4 * need):
+                    for path in LIMITED_PATHS:
+                        corpus.add(f"engine/{tag} max_tokens={max_tokens} {path}, then generate 1", _limited_path,
+                                   model, knobs, max_tokens, path, short)
                 corpus.add(f"engine/{tag} two engines on one model, calls interleaved", _interleaved, model, knobs,
                            short)
         finally:
@@ -1485,7 +1514,8 @@ def _cli_run_in(folder: Path, argv: list[str], tmp: str) -> Any:
         os.chdir(here)
 
 
-GROUPS = ("numerics", "tokenizer", "knobs", "attention", "provenance", "checkpoint", "engine", "cli", "processes")
+GROUPS = ("numerics", "tokenizer", "knobs", "attention", "provenance", "checkpoint", "engine", "cli", "processes",
+          "surface")
 
 # a child process: this package's tree first on its path, a hash seed of its own, its result as JSON
 CHILD = """
@@ -1577,6 +1607,179 @@ def _program(argv: list[str], cache: Path) -> Any:
     return done.returncode, _json_or_text(done.stdout, command), _own_lines(done.stderr, command)
 
 
+# -- the surface: every public name, its signature, and what a misspelt keyword does --------------------
+
+# modules that check the engine rather than being it (their own surface is no caller's API)
+CHECKERS = frozenset({"snapshot", "processstate", "properties", "families", "draws", "reference", "sequences",
+                      "probes", "armcheck", "clirunner", "__main__"})
+MISSPELT = "snapshot_misspelt"  # a keyword no public callable has: what a typo in a caller's keyword meets
+
+
+def _no_address(text: str) -> str:
+    return re.sub(r" at 0x[0-9a-fA-F]+", "", text)
+
+
+def _default_text(value: Any) -> str:
+    """A parameter's default as text: a typer option by its default and flags, a function by its name."""
+    if hasattr(value, "param_decls") and hasattr(value, "default"):  # typer's OptionInfo / ArgumentInfo
+        return f"{type(value).__name__}({value.default!r}, {list(value.param_decls or ())!r})"
+    if callable(value):
+        return getattr(value, "__qualname__", type(value).__name__)
+    return _no_address(repr(value))
+
+
+def _signature(function: Any) -> str:
+    """``function``'s parameters as a caller meets them: name, kind, default; and its return annotation."""
+    import inspect
+
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return "no signature"
+    parts = []
+    for parameter in signature.parameters.values():
+        text = f"{parameter.kind.name.lower()} {parameter.name}"
+        if parameter.annotation is not parameter.empty:
+            text += f": {parameter.annotation}"
+        if parameter.default is not parameter.empty:
+            text += f" = {_default_text(parameter.default)}"
+        parts.append(text)
+    return f"({'; '.join(parts)}) -> {signature.return_annotation}"
+
+
+def _class_shape(cls: type) -> Any:
+    """A class as a caller sees it: its bases, slots, dataclass parameters and fields (defaults, factories)."""
+    shape: list[Any] = [[base.__qualname__ for base in cls.__bases__], "__slots__" in vars(cls)]
+    if issubclass(cls, enum.Enum):
+        shape.append([(member.name, canon(member.value)) for member in cls])
+    if dataclasses.is_dataclass(cls):
+        params = cls.__dataclass_params__  # type: ignore[attr-defined]
+        shape.append({flag: getattr(params, flag) for flag in ("init", "repr", "eq", "order", "unsafe_hash", "frozen")})
+        shape.append([(f.name, str(f.type), _default_text(f.default) if f.default is not dataclasses.MISSING else None,
+                       f.default_factory is not dataclasses.MISSING, f.init, f.compare) for f in dataclasses.fields(cls)])
+    return shape
+
+
+def _public_modules() -> list[Any]:
+    import importlib
+    import pkgutil
+
+    import vtengine
+
+    names = sorted(info.name for info in pkgutil.iter_modules(vtengine.__path__))
+    return [importlib.import_module(f"vtengine.{name}") for name in names if name not in CHECKERS]
+
+
+def _misspelt_call(function: Callable[..., Any]) -> Any:
+    return function(**{MISSPELT: 1})
+
+
+def _protocols(value: Any, fresh: Callable[[], Any]) -> dict[str, Any]:
+    """What the standard protocols do with ``value``: its repr, equality with an equal fresh one and with
+    its copies, hashing, and a pickle round trip (each an outcome of its own)."""
+    import copy
+    import pickle
+
+    def text(call: Callable[[], Any]) -> str:
+        return outcome(call)
+
+    same: Callable[[Any, Any], Any] = lambda a, b: a == b  # noqa: E731
+    if dataclasses.is_dataclass(value) and any(isinstance(getattr(value, f.name), np.ndarray)
+                                               for f in dataclasses.fields(value)):
+        # a dataclass's == on array fields is the interpreter's (3.13 compares field by field): compared by
+        # their canonical text instead, which still shows a copy or a round trip that loses a field
+        same = lambda a, b: canon(a) == canon(b)  # noqa: E731
+    return {
+        "repr": text(lambda: _no_address(repr(value))),
+        "== a fresh one": text(lambda: same(value, fresh())),
+        "== its copy": text(lambda: same(copy.copy(value), value)),
+        "== its deep copy": text(lambda: same(copy.deepcopy(value), value)),
+        "hash equals a fresh one's": text(lambda: hash(value) == hash(fresh())),
+        "pickle round trip equal": text(lambda: same(pickle.loads(pickle.dumps(value)), value)),
+    }
+
+
+def _small_model() -> Model:
+    config = ModelConfig(name="surface", vocab_size=48, d_model=32, n_layers=1, n_heads=4, n_kv_heads=2, d_ff=48,
+                         max_context=32, seed=7)
+    return Model(config, generate_tensors(config))
+
+
+def _instances() -> dict[str, Callable[[], Any]]:
+    """One fresh instance of each public class a caller holds, by a maker (called again for a fresh equal one)."""
+    from vtengine.arms import arm
+    from vtengine.dequant import CacheCounters
+    from vtengine.engine import Generation, Scores, Speculation
+    from vtengine.gemv import Linear
+    from vtengine.kvcache import PagedKVCache, Sequence
+    from vtengine.model import QuantizedWeight
+    from vtengine.profiler import Profiler
+
+    model = _small_model()
+    ramp = np.arange(6, dtype=np.float32)
+    return {
+        "Knobs": Knobs,
+        "Knobs(act_dtype=f32, cpu_threads=2)": partial(Knobs, act_dtype="f32", cpu_threads=2),
+        "ModelConfig": ModelConfig,
+        "Arm": partial(arm, "paged_attention", "default"),
+        "CacheCounters": partial(CacheCounters, 1, 2, 3, 4),
+        "DequantCache": partial(DequantCache, 1000),
+        "Generation": lambda: Generation([1, 2], [0.5, 0.25], ramp.reshape(2, 3).copy()),
+        "Scores": lambda: Scores([1], [0.5], ramp[:3].reshape(1, 3).copy()),
+        "Speculation": partial(Speculation, [1, 2], 3, 1),
+        "Sequence": partial(Sequence, 0),
+        "PagedKVCache": partial(PagedKVCache, model.config, 4, 16, np.dtype(np.float32)),
+        "QuantizedWeight": lambda: QuantizedWeight(*numerics.quantize_fp8_blocks(np.ones((2, 4), np.float32))),
+        "Linear": partial(Linear, "default", None, 1),
+        "Profiler": Profiler,
+        "Model": _small_model,
+        "Engine": partial(Engine, model, Knobs()),
+    }
+
+
+def surface_cases(corpus: Corpus) -> None:
+    """The package's public surface: each module's public names (a signature, a class's shape, a
+    constant's value), every public function, class and method called with a keyword none of them has
+    (a typo in a caller's keyword must be refused, not dropped), and the standard protocols (equality,
+    copies, hashing, pickling, repr) on one instance of each public class."""
+    import inspect
+
+    for module in _public_modules():
+        short = module.__name__.removeprefix("vtengine.")
+        for name, value in sorted(vars(module).items()):
+            if name.startswith("_") or inspect.ismodule(value) or name == "annotations":
+                continue
+            if inspect.isclass(value) or callable(value):
+                if getattr(value, "__module__", None) != module.__name__:
+                    continue  # imported from elsewhere: recorded where it is defined
+                case = f"surface/{short}.{name}"
+                if inspect.isclass(value):
+                    corpus.add(f"{case} class", _class_shape, value)
+                    if issubclass(value, BaseException):
+                        continue
+                    for attribute in sorted(vars(value)):
+                        if not attribute.startswith("_") and callable(getattr(value, attribute, None)):
+                            corpus.add(f"{case}.{attribute} signature", _signature, getattr(value, attribute))
+                if not (inspect.isclass(value) and issubclass(value, enum.Enum)):  # an enum's call is the stdlib's
+                    corpus.add(f"{case} signature", _signature, value)
+                corpus.add(f"{case}({MISSPELT}=1)", _misspelt_call, value)
+            else:
+                corpus.add(f"surface/{short}.{name} value", lambda v=value: _no_address(canon(v, corpus.tmp)))
+    for name, make in _instances().items():
+        label, instance = name if "(" in name else f"{name}()", make()
+        try:
+            for attribute in sorted(dir(type(instance))):
+                member = getattr(type(instance), attribute, None)
+                if attribute.startswith("_") or isinstance(member, property) or not callable(member):
+                    continue
+                corpus.add(f"surface/{label}.{attribute}({MISSPELT}=1)", _misspelt_call, getattr(instance, attribute))
+            for check, text in _protocols(instance, make).items():
+                corpus.cases[f"surface/{label} {check}"] = text
+        finally:
+            if isinstance(instance, Engine):
+                instance.close()
+
+
 def run(seed: int, only: list[str] | None = None) -> dict[str, str]:
     """Every case's outcome, by case id, for the groups named (default all). Deterministic for a seed."""
     unknown = sorted(set(only or ()) - set(GROUPS))
@@ -1597,6 +1800,7 @@ def run(seed: int, only: list[str] | None = None) -> dict[str, str]:
             "engine": lambda rng: engine_cases(corpus, rng),
             "cli": lambda rng: cli_cases(corpus),
             "processes": lambda rng: processes_cases(corpus),
+            "surface": lambda rng: surface_cases(corpus),
         }
         private = Path(tmp) / "tmp"  # tempfile's folder while the groups run: what they leave is theirs
         private.mkdir()

@@ -1,6 +1,6 @@
 """The API snapshot (vtengine/snapshot.py): what it records of a call, that a run is reproducible,
 and that bugs nobody wrote a contract for change the pinned outcomes. The planted bugs are real
-patches outside reviewers wrote (benchmarks/freshbugs/set-l to set-q), applied to a copy of vtengine: each
+patches outside reviewers wrote (benchmarks/freshbugs/set-l to set-r), applied to a copy of vtengine: each
 group of the corpus, run in a fresh interpreter on the patched copy, must differ from the committed
 goldens (goldens/default/api-snapshot.json and api-snapshot-cli.json) at a call of the class the bug breaks; the unpatched copy
 equals it."""
@@ -78,6 +78,40 @@ def test_a_run_is_reproduced_from_its_seed_and_another_seed_draws_another_corpus
     assert snapshot.run(7, groups) != first
 
 
+def test_a_signature_names_each_parameter_its_kind_and_default() -> None:
+    def before(a: int, b: str = "x") -> None: ...
+    def default_moved(a: int, b: str = "y") -> None: ...
+    def widened(a: int, b: str = "x", **rest: object) -> None: ...
+    def keyword_only(a: int, *, b: str = "x") -> None: ...
+    texts = {snapshot._signature(f) for f in (before, default_moved, widened, keyword_only)}
+    assert len(texts) == 4
+    assert snapshot._signature(before) == "(positional_or_keyword a: int; positional_or_keyword b: str = 'x') -> None"
+
+
+def test_a_misspelt_keyword_is_recorded_as_refused_or_as_what_came_back() -> None:
+    def strict(a: int = 1) -> int:
+        return a
+
+    def lenient(a: int = 1, **_: object) -> int:
+        return a
+
+    assert snapshot.outcome(lambda: snapshot._misspelt_call(strict)) == "raises TypeError"
+    assert snapshot.outcome(lambda: snapshot._misspelt_call(lenient)) == "ok int:1"
+
+
+def test_protocols_compare_array_dataclasses_by_their_bytes_and_see_a_lost_field() -> None:
+    from vtengine.engine import Generation
+
+    def make() -> Generation:
+        return Generation([1], [0.5], np.arange(3, dtype=np.float32))
+
+    kept = snapshot._protocols(make(), make)
+    assert kept["== its deep copy"] == kept["pickle round trip equal"] == "ok bool:True"
+    assert kept["hash equals a fresh one's"] == "raises TypeError"  # eq without frozen: unhashable
+    other = snapshot._protocols(make(), lambda: Generation([1], [0.5], np.arange(3, dtype=np.float64)))
+    assert other["== a fresh one"] == "ok bool:False"
+
+
 def test_an_unknown_group_is_refused_naming_the_groups() -> None:
     with pytest.raises(ValueError, match=r"unknown group\(s\) \['kernels'\]; the groups are \['numerics'"):
         snapshot.run(1, ["kernels"])
@@ -151,6 +185,8 @@ def test_the_golden_was_blessed_with_the_seed_the_tests_use() -> None:
     ("set-q/12.patch", ["processes"], "processes/the program: vtengine --version"),  # os._exit before the flush
     ("set-q/14.patch", ["knobs"], "knobs/scoped_env: what the block sets another variable leaves"),  # whole env restored
     ("set-q/15.patch", ["provenance"], "provenance/source_tree_hash with an unreadable file"),  # OSError skipped
+    ("set-r/01.patch", ["engine"], "engine/00 max_tokens=10 speculative"),  # return in finally: MemoryError lost
+    ("set-r/15.patch", ["surface"], "surface/Knobs().with_(snapshot_misspelt=1)"),  # misspelt keywords dropped
 ])
 def test_a_bug_nobody_wrote_a_contract_for_changes_the_pinned_calls(tmp_path: Path, patch: str, groups: list[str],
                                                                   where: str) -> None:
