@@ -1,6 +1,7 @@
-"""The shadow run (vtgate.mutate.shadow): a ledger entry's mutant runs beside the original on every call
-the suite makes, and only a mutant that gave the original's results on all of them, in a function whose
-AST shows no effect outside its arguments, is spared its own run of the gates (``--shadow``, opt-in).
+"""The shadow run (vtgate.mutate.shadow): a ledger entry's mutated expression is evaluated beside the
+original one wherever the suite evaluates it (vtgate.mutate.shadowexpr), or else its mutated function
+runs beside the original on every call; only a mutant that gave the original's results on all of them is
+spared its own run of the gates (``--shadow``, opt-in).
 
 The fast tests rewrite real modules (mutants from the generator, the runtime executed by its path, as a
 shadow copy does) and call them; the slow ones run ``vtgate mutate --code`` on the mutfake project (a
@@ -96,11 +97,110 @@ def test_fingerprint_tells_bits_and_aliasing_apart() -> None:
         fingerprint(threading.Lock())
 
 
+EXPRESSIONS = '''"""Expressions to shadow."""
+
+import numpy as np
+
+
+def half(x):
+    return (x * 2.0) * 0.25
+
+
+def bounded(n, limit):
+    total = 0
+    for i in range(0, n, 4):
+        total += i
+    return total + (n > limit)
+
+
+def shared(a):
+    return np.asarray(a, np.float32)
+
+
+def guarded(x):
+    return 4.0 / (x - 2.5)
+
+
+LEVEL = 3 * 0.5
+
+
+def logged(log, x):
+    log.append(x * 0.5)
+    return x
+'''
+
+
+def _expression_copy(tmp_path: Path, chosen, name: str):
+    from vtgate.mutate import shadowexpr
+
+    targets = [shadowexpr.target(m, EXPRESSIONS) for m in chosen]
+    assert all(not isinstance(t, str) for t in targets), targets
+    records = tmp_path / "records"
+    records.mkdir(parents=True, exist_ok=True)
+    text, refused = shadowexpr.rewrite(EXPRESSIONS, targets, "_vtshadow_expr")
+    assert not refused
+    return _load(tmp_path, shadow._with_runtime(text, records), name), records
+
+
+def _one(function: str, description: str):
+    return next(m for m in mutants_of_source(EXPRESSIONS, "pkg/expr.py") if m.function == function
+                and m.description == description)
+
+
+def test_an_expression_target_is_the_largest_expression_safe_to_evaluate_twice() -> None:
+    from vtgate.mutate import shadowexpr
+
+    regrouped = shadowexpr.target(_one("half", "x * 2.0 * 0.25 -> x * (2.0 * 0.25)"), EXPRESSIONS)
+    assert not isinstance(regrouped, str) and regrouped.fresh and not regrouped.iterated
+    assert (regrouped.original, regrouped.mutated) == ("x * 2.0 * 0.25", "x * (2.0 * 0.25)")
+    shifted = shadowexpr.target(_one("bounded", "n -> n - 1"), EXPRESSIONS)
+    assert not isinstance(shifted, str) and shifted.iterated and shifted.original == "range(0, n, 4)"
+    inside_a_call = shadowexpr.target(_one("logged", "0.5 -> 0.5005"), EXPRESSIONS)
+    assert not isinstance(inside_a_call, str) and inside_a_call.original == "x * 0.5"  # not log.append(...)
+    assert shadowexpr.target(_one("<module>", "0.5 -> 0.5005"), EXPRESSIONS) == "at module level"
+
+
+def test_a_shadowed_expression_gives_the_original_and_records_each_mutant(tmp_path: Path) -> None:
+    np = pytest.importorskip("numpy")
+    regrouped = _one("half", "x * 2.0 * 0.25 -> x * (2.0 * 0.25)")
+    nudged = _one("half", "0.25 -> 0.25025")
+    shifted = _one("bounded", "n -> n - 1")
+    boundary = _one("bounded", "n > limit -> n >= limit")
+    promoted = _one("shared", "np.float32 -> np.float64")
+    module, records = _expression_copy(tmp_path, [regrouped, nudged, shifted, boundary, promoted], "shadowed_expr")
+    assert module.half(3.0) == 1.5 and module.half(0.1) == (0.1 * 2.0) * 0.25  # the original's value
+    assert module.bounded(8, 100) == 4 and module.bounded(9, 100) == 12
+    assert module.shared([1.0]).dtype == np.float32
+    found = shadow.read_records(records)
+    assert found[regrouped.digest] == {"calls": 2, "differs": None, "uncheckable": None}
+    assert "evaluation 1" in str(found[nudged.digest]["differs"])
+    # range(0, 8, 4) and range(0, 7, 4) iterate alike; range(0, 9, 4) and range(0, 8, 4) do not
+    assert found[shifted.digest]["calls"] == 1 and "evaluation 2: range(0, 9, 4) vs range(0, 8, 4)" in str(
+        found[shifted.digest]["differs"])
+    assert found[boundary.digest] == {"calls": 2, "differs": None, "uncheckable": None}  # n never equals limit
+    module.bounded(100, 100)
+    assert "evaluation 3" in str(shadow.read_records(records)[boundary.digest]["differs"])
+    # np.asarray may hand back its argument: the same values are not enough to call them interchangeable
+    assert "may share" in str(found[promoted.digest]["uncheckable"])
+
+
+def test_an_expression_that_raises_only_on_one_side_differs(tmp_path: Path) -> None:
+    nudged = _one("guarded", "2.5 -> 2.5000025")
+    module, records = _expression_copy(tmp_path, [nudged], "shadowed_raise")
+    assert module.guarded(4.5) == 2.0
+    assert "evaluation 1" in str(shadow.read_records(records)[nudged.digest]["differs"])
+    module, records = _expression_copy(tmp_path / "again", [nudged], "shadowed_raise_again")
+    with pytest.raises(ZeroDivisionError):
+        module.guarded(2.5)  # the engine still sees the original's exception
+    assert "the original raised ZeroDivisionError, the mutant returned float" in str(
+        shadow.read_records(records)[nudged.digest]["differs"])
+
+
 def test_plan_refuses_functions_with_effects_outside_their_arguments() -> None:
     targets, refused = shadow.plan(
         [m for name in ("scaled", "Counter.add", "remember", "note", "counted", "fill")
          for m in mutants_of_source(MODULE, "pkg/mod.py") if m.function == name],
-        lambda path: MODULE)
+        lambda path: MODULE, expressions=False)
     planned = {t.mutant.function for t in targets}
     assert planned == {"scaled", "Counter.add", "fill"}  # self and a parameter's items are arguments
     why = {m: r for m, r in refused.items()}
@@ -116,7 +216,7 @@ def test_a_rewritten_module_runs_the_original_and_records_what_each_mutant_did(t
     promoted = next(m for m in _mutants(MODULE, "scaled", "dtype-promote"))
     add = _mutants(MODULE, "Counter.add")
     fill = _mutants(MODULE, "fill")
-    targets, refused = shadow.plan([promoted, *add, *fill], lambda path: MODULE)
+    targets, refused = shadow.plan([promoted, *add, *fill], lambda path: MODULE, expressions=False)
     assert not refused
     records = tmp_path / "records"
     records.mkdir()
@@ -153,7 +253,7 @@ def test_a_mutant_that_only_changes_an_argument_is_caught(tmp_path: Path) -> Non
     """fill returns None either way: only the buffer it leaves shows the mutant (``value + 0`` nudged
     or the loop bound shifted)."""
     fill = [m for m in _mutants(MODULE, "fill") if m.operator in ("const-nudge", "index-shift")]
-    targets, _ = shadow.plan(fill, lambda path: MODULE)
+    targets, _ = shadow.plan(fill, lambda path: MODULE, expressions=False)
     records = tmp_path / "records"
     records.mkdir()
     module = _load(tmp_path, shadow.rewrite(MODULE, targets, records), "shadowed_fill")
@@ -204,7 +304,7 @@ def test_an_exception_is_an_outcome_and_is_raised_again(tmp_path: Path) -> None:
 
 
 def test_decide_leaves_disturbed_timed_and_uncalled_entries_to_their_gates() -> None:
-    targets, _ = shadow.plan([*_mutants(MODULE, "scaled"), *_mutants(MODULE, "Counter.add")][:4], lambda path: MODULE)
+    targets, _ = shadow.plan([*_mutants(MODULE, "scaled"), *_mutants(MODULE, "Counter.add")][:4], lambda path: MODULE, expressions=False)
     a, b, c, d = (t.mutant.digest for t in targets)
     records = {a: {"calls": 8, "differs": None, "uncheckable": None},
                b: {"calls": 8, "differs": None, "uncheckable": None},
@@ -280,17 +380,16 @@ def test_the_shadow_run_vouches_reports_and_falls_back(blessed) -> None:
     report = json.loads(done.stdout)
     by_key = {m["ledger_key"]: m for m in report["mutants"]}
     run = report["shadow"]
-    assert run["entries"] == 3 and run["checkable"] == 2 and run["gates"] == ["strict-hi"], run
+    assert run["entries"] == 3 and run["checkable"] == 3 and run["gates"] == ["strict-hi"], run
 
     first = by_key[boundary.ledger_key]  # the probe calls it at 0.8 only: the same results, no gate run for it
     assert first["judged_by"] == "the shadow run" and first["shadow"].startswith("same: "), first
     assert first["status"] == "equivalent" and first["ledger"]["verdict"] == "verified"
-    effect = by_key[logged.ledger_key]
-    assert effect["shadow"].startswith("fallback: ") and "_LOG.append() on a name that is not its own" in \
-        effect["shadow"], effect
+    effect = by_key[logged.ledger_key]  # compared at x * 0.5, inside the effect on a global list
+    assert effect["shadow"].startswith("differs: ") and "evaluation 1" in effect["shadow"], effect
     assert effect["judged_by"] != "the shadow run" and effect["gates_run"] == ["strict-hi"]
-    seen = by_key[nudged_share.ledger_key]  # no gate reads the list; the shadow compares it and says so
-    assert seen["shadow"].startswith("differs: ") and "positional arguments after the call" in seen["shadow"], seen
+    seen = by_key[nudged_share.ledger_key]  # no gate reads the list; the shadow compares x / 4.0 and says so
+    assert seen["shadow"].startswith("differs: ") and "evaluation 1" in seen["shadow"], seen
     assert seen["gates_run"] == ["strict-hi"]  # ... and leaves the verdict to the gates and the differential check
     assert seen["status"] == "ledger-refuted" and seen["ledger"]["refuted_by"] == "the differential check", seen
     assert report["ledger_check"]["verified_by_shadow"] == 1

@@ -38,6 +38,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from vtgate.mutate.codemutants import CodeMutant
 
@@ -191,12 +192,26 @@ def outside_effect(function: ast.FunctionDef, tree: ast.Module) -> str | None:
     return None
 
 
-def plan(mutants: Sequence[CodeMutant], read: Callable[[str], str]) -> tuple[list[Target], dict[str, str]]:
-    """Which mutants the shadow can check (their targets) and why the others cannot (digest -> why)."""
-    targets: list[Target] = []
+def plan(mutants: Sequence[CodeMutant], read: Callable[[str], str],
+         expressions: bool = True) -> tuple[list[Any], dict[str, str]]:
+    """Which mutants the shadow can check (their targets) and why the others cannot (digest -> why).
+    A mutant is compared at its expression (``vtgate.mutate.shadowexpr``) where it can be; else its
+    function is wrapped (``Target``), unless its file is rewritten at expressions for another mutant."""
+    from vtgate.mutate import shadowexpr
+
+    targets: list[Any] = []
     refused: dict[str, str] = {}
     trees: dict[str, ast.Module | str] = {}
+    at_expression: dict[str, str] = {}  # digest -> why its expression cannot be the target
     for mutant in mutants:
+        try:
+            found_expression = shadowexpr.target(mutant, read(mutant.path)) if expressions else "not asked for"
+        except (OSError, SyntaxError, ValueError) as error:
+            found_expression = f"{mutant.path} cannot be read: {error}"
+        if not isinstance(found_expression, str):
+            targets.append(found_expression)
+            continue
+        at_expression[mutant.digest] = found_expression
         if mutant.path not in trees:
             try:
                 trees[mutant.path] = ast.parse(read(mutant.path))
@@ -219,6 +234,14 @@ def plan(mutants: Sequence[CodeMutant], read: Callable[[str], str]) -> tuple[lis
             refused[mutant.digest] = f"{'.'.join(chain)}: {why}"
             continue
         targets.append(Target(mutant, chain))
+    expression_files = {t.mutant.path for t in targets if isinstance(t, shadowexpr.ExprTarget)}
+    for target in [t for t in targets if isinstance(t, Target) and t.mutant.path in expression_files]:
+        targets.remove(target)
+        refused[target.mutant.digest] = (f"its expression cannot be compared ({at_expression[target.mutant.digest]}) "
+                                         "and its file is rewritten at expressions for other entries")
+    for digest, why in list(refused.items()):
+        if expressions and digest in at_expression and not why.startswith("its expression"):
+            refused[digest] = f"{why}; its expression cannot be compared either ({at_expression[digest]})"
     return targets, refused
 
 
@@ -277,6 +300,13 @@ def rewrite(text: str, targets: Sequence[Target], folder: Path) -> str:
         edits.append((node.lineno, end, block))
     for start, end, block in sorted(edits, reverse=True):
         lines[start - 1 : end] = block
+    return _with_runtime("".join(lines), folder)
+
+
+def _with_runtime(text: str, folder: Path) -> str:
+    """``text`` with the shadow runtime's preamble after its docstring and ``__future__`` imports."""
+    tree = ast.parse(text)
+    lines = text.splitlines(keepends=True)
     first = next((n for n in tree.body if not (isinstance(n, ast.ImportFrom) and n.module == "__future__")
                   and not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)
                            and isinstance(n.value.value, str) and n is tree.body[0])), None)
@@ -288,6 +318,7 @@ def rewrite(text: str, targets: Sequence[Target], folder: Path) -> str:
         f"exec(compile(open({str(RUNTIME)!r}, encoding='utf-8').read(), {str(RUNTIME)!r}, 'exec'), {PREFIX}ns)\n",
         f"{PREFIX}call = {PREFIX}ns['Shadow']({str(folder)!r})\n",
         f"{PREFIX}wraps = {PREFIX}ns['Shadow'].wraps\n",
+        f"{PREFIX}expr = {PREFIX}call.expr\n",
     ]
     lines[at:at] = preamble
     result = "".join(lines)
@@ -295,17 +326,28 @@ def rewrite(text: str, targets: Sequence[Target], folder: Path) -> str:
     return result
 
 
-def build(copy: Path, targets: Sequence[Target], folder: Path) -> dict[str, str]:
+def build(copy: Path, targets: Sequence[Any], folder: Path) -> dict[str, str]:
     """Rewrite the files of ``copy`` for the targets; a file that cannot be rewritten is left as it is
     and its targets are returned as refused (digest -> why)."""
+    from vtgate.mutate import shadowexpr
+
     refused: dict[str, str] = {}
-    by_file: dict[str, list[Target]] = {}
+    by_file: dict[str, list[Any]] = {}
     for target in targets:
         by_file.setdefault(target.mutant.path, []).append(target)
     for path, group in by_file.items():
         file = copy / path
         try:
-            file.write_text(rewrite(file.read_text(encoding="utf-8"), group, folder), encoding="utf-8")
+            text = file.read_text(encoding="utf-8")
+            expressions = [t for t in group if not isinstance(t, Target)]
+            if expressions:
+                text, overlapping = shadowexpr.rewrite(text, expressions, f"{PREFIX}expr")
+                refused.update(overlapping)
+                text = _with_runtime(text, folder)
+                compile(text, "<shadow>", "exec", dont_inherit=True)
+            else:
+                text = rewrite(text, group, folder)
+            file.write_text(text, encoding="utf-8")
         except (ValueError, SyntaxError, AssertionError) as error:
             refused.update({t.mutant.digest: f"{path} cannot be rewritten: {error}" for t in group})
     return refused
@@ -334,7 +376,7 @@ def read_records(folder: Path) -> dict[str, dict[str, object]]:
     return found
 
 
-def decide(targets: Sequence[Target], refused: Mapping[str, str], records: Mapping[str, Mapping[str, object]],
+def decide(targets: Sequence[Any], refused: Mapping[str, str], records: Mapping[str, Mapping[str, object]],
            reaching: Mapping[str, Sequence[str]], disturbed: Mapping[str, str], perf: set[str]) -> dict[str, Outcome]:
     """Each mutant's shadow outcome (see the module docstring for the rules)."""
     outcomes: dict[str, Outcome] = {digest: Outcome("fallback", why) for digest, why in refused.items()}
@@ -358,8 +400,13 @@ def decide(targets: Sequence[Target], refused: Mapping[str, str], records: Mappi
             bad = next(g for g in gates if g in disturbed)
             outcomes[digest] = Outcome("fallback", f"the shadow copy's {bad} is not the baseline's: {disturbed[bad]}")
         elif calls == 0:
-            outcomes[digest] = Outcome("fallback", "the shadow run never called its function")
-        else:
+            outcomes[digest] = Outcome("fallback", "the shadow run never called its function" if isinstance(target, Target)
+                                       else "the shadow run never evaluated its expression")
+        elif isinstance(target, Target):
             outcomes[digest] = Outcome("same", f"the mutant gave the original's results on every call of "
                                                f"{len(gates)} reaching gates (at least {calls} calls compared)", calls)
+        else:
+            outcomes[digest] = Outcome("same", f"{target.mutated} gave what {target.original} gives on every "
+                                               f"evaluation in {len(gates)} reaching gates (at least {calls} compared)",
+                                       calls)
     return outcomes

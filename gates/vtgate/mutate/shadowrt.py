@@ -19,7 +19,9 @@ import copy
 import hashlib
 import json
 import os
+import re
 import struct
+import sys
 import threading
 import types
 from collections.abc import Callable
@@ -125,6 +127,55 @@ def _shown(part: Any) -> str:
     return text if len(text) <= 160 else text[:157] + "..."
 
 
+def _renamed_message(error: BaseException) -> str:
+    """An exception's text with the shadow copy's renamings undone (``_vtshadow_m0_f() got ...`` is
+    Python naming the renamed function a caller knows as ``f``)."""
+    return re.sub(r"_vtshadow_(?:o|m\d+)_", "", str(error))
+
+
+_IMMUTABLE = (type(None), bool, int, float, complex, str, bytes, range, type)
+
+
+def _immutable(value: Any) -> bool:
+    """A value no code can change in place: Python's atoms, ranges, types, NumPy scalars and dtypes, and
+    tuples of them (NumPy is looked up only if the engine imported it: this runtime needs none)."""
+    if isinstance(value, _IMMUTABLE):
+        return True
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and isinstance(value, (numpy.generic, numpy.dtype)):
+        return True
+    return isinstance(value, tuple) and all(_immutable(item) for item in value)
+
+
+def _interchangeable(mine: Any, theirs: Any, fresh: bool, iterated: bool) -> str | None:
+    """None when a program that goes on with ``theirs`` instead of ``mine`` behaves the same (the rules
+    in ``vtgate.mutate.shadowexpr``); else how they differ. Raises Uncheckable when it cannot decide."""
+    if mine is theirs:
+        return None
+    if type(mine) is not type(theirs):
+        return f"a {type(mine).__name__} vs a {type(theirs).__name__}"
+    if isinstance(mine, range):
+        same = tuple(mine) == tuple(theirs) if iterated else (mine.start, mine.stop, mine.step) == (
+            theirs.start, theirs.stop, theirs.step)
+        return None if same else f"{mine!r} vs {theirs!r}"
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and isinstance(mine, numpy.dtype):
+        return None if (mine == theirs and str(mine) == str(theirs)) else f"dtype {mine} vs {theirs}"
+    if isinstance(mine, BaseException):
+        same = fingerprint(mine) == fingerprint(theirs)
+        return None if same else f"raised {type(mine).__name__}{mine.args!r} vs {theirs.args!r}"
+    if _immutable(mine) and _immutable(theirs):
+        a, b = fingerprint(mine), fingerprint(theirs)
+        return None if a == b else first_difference(a, b)
+    if not fresh:
+        raise Uncheckable(f"a {type(mine).__name__} that the expression may share with other code")
+    a, b = fingerprint(mine), fingerprint(theirs)
+    if a != b:
+        return first_difference(a, b)
+    layout = [(getattr(v, "strides", None), bool(getattr(getattr(v, "flags", None), "writeable", True))) for v in (mine, theirs)]
+    return None if layout[0] == layout[1] else f"the same values, laid out otherwise ({layout[0]} vs {layout[1]})"
+
+
 class Shadow:
     """The callable a shadow copy's wrappers call: ``shadow(keys, original, mutants, args, kwargs)``."""
 
@@ -199,6 +250,9 @@ class Shadow:
                 outcome = ("raised", error)
             finally:
                 self.inside.active = False
+            if outcome[0] == "raised" and raised is not None and type(outcome[1]) is type(raised) \
+                    and _renamed_message(outcome[1]) == _renamed_message(raised):
+                outcome = ("raised", raised)  # the same error, named after the renamed copy it came from
             try:
                 got = fingerprint((outcome, call[0], call[1]))
             except Uncheckable as error:
@@ -222,6 +276,59 @@ class Shadow:
                 return
             self.done.add(key)
         self._record(key, event, d=detail)
+
+    def expr(self, keys: tuple[str, ...], original: Callable[[], Any], mutants: tuple[Callable[[], Any], ...],
+             fresh: tuple[bool, ...], iterated: bool) -> Any:
+        """Expression targets at one place (``vtgate.mutate.shadowexpr``): evaluate the original
+        expression (the engine goes on with its value or its exception), then each mutated one in the
+        same scope, and compare the outcomes."""
+        try:
+            value: Any = original()
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as error:  # noqa: BLE001 - compared, then raised again
+            for key, mutant, new in zip(keys, mutants, fresh, strict=True):
+                self._expr_compare(key, ("raised", error), mutant, new, iterated)
+            raise
+        for key, mutant, new in zip(keys, mutants, fresh, strict=True):
+            self._expr_compare(key, ("returned", value), mutant, new, iterated)
+        return value
+
+    def _expr_compare(self, key: str, expected: tuple[str, Any], mutant: Callable[[], Any], fresh: bool,
+                      iterated: bool) -> None:
+        if getattr(self.inside, "active", False):
+            return
+        with self.lock:
+            if os.getpid() != self.pid:
+                self._reset()
+            if key in self.done:
+                return
+        self.inside.active = True
+        try:
+            got: tuple[str, Any] = ("returned", mutant())
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as error:  # noqa: BLE001 - an exception is an outcome
+            got = ("raised", error)
+        finally:
+            self.inside.active = False
+        number = self.calls.get(key, 0) + 1
+        if expected[0] != got[0]:
+            shown = [f"{kind} {type(v).__name__}" for kind, v in (expected, got)]
+            self._finish(key, "differs", f"evaluation {number}: the original {shown[0]}, the mutant {shown[1]}")
+            return
+        try:
+            why = _interchangeable(expected[1], got[1], fresh, iterated)
+        except Uncheckable as error:
+            self._finish(key, "uncheckable", f"evaluation {number}: {error}")
+            return
+        if why is not None:
+            self._finish(key, "differs", f"evaluation {number}: {why}")
+            return
+        with self.lock:
+            count = self.calls[key] = number
+        if count & (count - 1) == 0:
+            self._record(key, "calls", n=count)
 
     @staticmethod
     def wraps(wrapper: Callable[..., Any], original: Callable[..., Any], name: str) -> None:
