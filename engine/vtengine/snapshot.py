@@ -703,6 +703,17 @@ def _nested_variants(base: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]
                 yield f"{key}.{inner}={label}", {**base, key: {**base[key], inner: value}}
 
 
+MAGNITUDES = {"rms_norm_eps": (1e-7, 4.9e-7, 1e-12, 5e-324, 1e-5, 0.1, 1.0 / 3.0, 0.5),
+              "rope_theta": (1.5, 10000.5, 1e6, 1e12, 2.0 ** 60, 1.0 / 3.0, 5e-324)}
+
+
+def _config_round_trip(config: ModelConfig) -> Any:
+    """``config`` through ``config_to_hf``, JSON text and ``config_from_hf``: whether it comes back equal
+    (but for its seed, which config.json does not hold), and the float fields that came back."""
+    back = checkpoint.config_from_hf(json.loads(json.dumps(checkpoint.config_to_hf(config))), config.name)
+    return dataclasses.replace(back, seed=config.seed) == config, back.rms_norm_eps, back.rope_theta
+
+
 def checkpoint_cases(corpus: Corpus, rng: np.random.Generator) -> None:
     configs = [ModelConfig(name="ck-a", vocab_size=40, d_model=12, n_layers=2, n_heads=3, n_kv_heads=1, d_ff=20,
                            max_context=32, seed=3),
@@ -715,6 +726,11 @@ def checkpoint_cases(corpus: Corpus, rng: np.random.Generator) -> None:
         for label, hf in _hf_variants(base):
             corpus.add(f"checkpoint/config_from_hf {c} {label}", checkpoint.config_from_hf, hf, "ck")
         corpus.add(f"checkpoint/expected_shapes {c}", checkpoint.expected_shapes, config, again=True)
+        if c == 0:  # each float field at magnitudes a writer may round away: through config.json and back
+            for field, values in MAGNITUDES.items():
+                for value in values:
+                    corpus.add(f"checkpoint/config.json round trip {field}={value!r}", _config_round_trip,
+                               dataclasses.replace(config, **{field: value}))
         for label, hf in _nested_variants({**base, "rope_scaling": {"rope_type": "default"}}):
             corpus.add(f"checkpoint/config_from_hf {c} nested {label}", checkpoint.config_from_hf, hf, "ck")
         tensors = generate_tensors(config)
@@ -1294,6 +1310,13 @@ def provenance_cases(corpus: Corpus) -> None:
         (root / name).write_bytes(data)
         corpus.add(f"provenance/source_tree_hash after adding {name}", lambda was: (was == source_tree_hash(root),
                                                                                      source_tree_hash(root)), before)
+    outside = Path(corpus.tmp) / "outside"
+    (outside / "sub").mkdir(parents=True)
+    (outside / "sub" / "o.py").write_bytes(b"outside\n")
+    (outside / "p.py").write_bytes(b"outside file\n")
+    for shape in TREE_SHAPES:
+        corpus.add(f"provenance/source_tree_hash with {shape}", _hash_with_shape, files, Path(corpus.tmp) / "shapes",
+                   outside, shape)
     if Path("/proc/self/mem").exists():  # a file no user can read from its start, root included (Linux)
         unreadable = Path(corpus.tmp) / "unreadable"
         (unreadable / "b").mkdir(parents=True)
@@ -1302,6 +1325,47 @@ def provenance_cases(corpus: Corpus) -> None:
         corpus.add("provenance/source_tree_hash with an unreadable file", source_tree_hash, unreadable)
     corpus.add("provenance/check_single_tree the package", check_single_tree)
     corpus.add("provenance/check_single_tree another folder", _single_tree_elsewhere, root)
+
+
+# what a tree walker meets besides plain files and folders: links in and out of the tree, dangling and
+# looping links, a folder named like a source file, an empty and a deep folder
+TREE_SHAPES = ("a link to a folder outside", "a link to a folder inside", "a link to a file outside",
+               "a link to a file inside", "a dangling link", "a link to itself", "a link to its own folder",
+               "a folder named z.py", "empty folders", "a 40-deep folder")
+
+
+def _hash_with_shape(files: dict[str, bytes], scratch: Path, outside: Path, shape: str) -> Any:
+    """``source_tree_hash`` of a fresh tree of ``files`` with ``shape`` added: whether the hash is the
+    plain tree's, and the hash (or the error)."""
+    root = scratch / shape.replace(" ", "-")
+    for name, data in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+    plain = source_tree_hash(root)
+    if shape == "a link to a folder outside":
+        (root / "linked").symlink_to(outside / "sub", target_is_directory=True)
+    elif shape == "a link to a folder inside":
+        (root / "again").symlink_to(root / "b", target_is_directory=True)
+    elif shape == "a link to a file outside":
+        (root / "l.py").symlink_to(outside / "p.py")
+    elif shape == "a link to a file inside":
+        (root / "l.py").symlink_to(root / "a.py")
+    elif shape == "a dangling link":
+        (root / "l.py").symlink_to(root / "nothing.py")
+    elif shape == "a link to itself":
+        (root / "l.py").symlink_to(root / "l.py")
+    elif shape == "a link to its own folder":
+        (root / "b" / "loop").symlink_to(root / "b", target_is_directory=True)
+    elif shape == "a folder named z.py":
+        (root / "z.py").mkdir()
+        (root / "z.py" / "inner.py").write_bytes(b"inner\n")
+    elif shape == "empty folders":
+        (root / "m" / "n").mkdir(parents=True)
+    elif shape == "a 40-deep folder":
+        deep = root.joinpath(*["d"] * 40)
+        deep.mkdir(parents=True)
+        (deep / "deep.py").write_bytes(b"deep\n")
+    return plain == source_tree_hash(root), source_tree_hash(root)
 
 
 def _single_tree_elsewhere(root: Path) -> Any:

@@ -1,6 +1,6 @@
 """The API snapshot (vtengine/snapshot.py): what it records of a call, that a run is reproducible,
 and that bugs nobody wrote a contract for change the pinned outcomes. The planted bugs are real
-patches outside reviewers wrote (benchmarks/freshbugs/set-l to set-r), applied to a copy of vtengine: each
+patches outside reviewers wrote (benchmarks/freshbugs/set-l to set-s), applied to a copy of vtengine: each
 group of the corpus, run in a fresh interpreter on the patched copy, must differ from the committed
 goldens (goldens/default/api-snapshot.json and api-snapshot-cli.json) at a call of the class the bug breaks; the unpatched copy
 equals it."""
@@ -187,6 +187,8 @@ def test_the_golden_was_blessed_with_the_seed_the_tests_use() -> None:
     ("set-q/15.patch", ["provenance"], "provenance/source_tree_hash with an unreadable file"),  # OSError skipped
     ("set-r/01.patch", ["engine"], "engine/00 max_tokens=10 speculative"),  # return in finally: MemoryError lost
     ("set-r/15.patch", ["surface"], "surface/Knobs().with_(snapshot_misspelt=1)"),  # misspelt keywords dropped
+    ("set-s/07.patch", ["provenance"], "provenance/source_tree_hash with a link to a folder outside"),  # followlinks
+    ("set-s/08.patch", ["checkpoint"], "checkpoint/config.json round trip rms_norm_eps=1e-07"),  # round(x, 6)
 ])
 def test_a_bug_nobody_wrote_a_contract_for_changes_the_pinned_calls(tmp_path: Path, patch: str, groups: list[str],
                                                                   where: str) -> None:
