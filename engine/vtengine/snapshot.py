@@ -729,8 +729,9 @@ def checkpoint_cases(corpus: Corpus, rng: np.random.Generator) -> None:
         if c == 0:  # each float field at magnitudes a writer may round away: through config.json and back
             for field, values in MAGNITUDES.items():
                 for value in values:
+                    changed: dict[str, Any] = {field: value}
                     corpus.add(f"checkpoint/config.json round trip {field}={value!r}", _config_round_trip,
-                               dataclasses.replace(config, **{field: value}))
+                               dataclasses.replace(config, **changed))
         for label, hf in _nested_variants({**base, "rope_scaling": {"rope_type": "default"}}):
             corpus.add(f"checkpoint/config_from_hf {c} nested {label}", checkpoint.config_from_hf, hf, "ck")
         tensors = generate_tensors(config)

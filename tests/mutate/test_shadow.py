@@ -1,7 +1,7 @@
 """The shadow run (vtgate.mutate.shadow): a ledger entry's mutated expression is evaluated beside the
 original one wherever the suite evaluates it (vtgate.mutate.shadowexpr), or else its mutated function
 runs beside the original on every call; only a mutant that gave the original's results on all of them is
-spared its own run of the gates (``--shadow``, opt-in).
+spared its own run of the gates (``--shadow``, the default).
 
 The fast tests rewrite real modules (mutants from the generator, the runtime executed by its path, as a
 shadow copy does) and call them; the slow ones run ``vtgate mutate --code`` on the mutfake project (a
@@ -394,8 +394,8 @@ def test_the_shadow_run_vouches_reports_and_falls_back(blessed) -> None:
     assert seen["status"] == "ledger-refuted" and seen["ledger"]["refuted_by"] == "the differential check", seen
     assert report["ledger_check"]["verified_by_shadow"] == 1
 
-    # without --shadow: the same claims judged the usual way reach the same verdicts
-    again = json.loads(blessed.vtgate(*[a for a in args if a != "--shadow"], "--no-cache").stdout)
+    # with --no-shadow: the same claims judged the usual way reach the same verdicts
+    again = json.loads(blessed.vtgate(*[a if a != "--shadow" else "--no-shadow" for a in args], "--no-cache").stdout)
     slow = {m["ledger_key"]: m for m in again["mutants"]}
     assert again["shadow"] == {}
     for mutant in (boundary,):

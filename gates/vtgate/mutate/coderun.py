@@ -580,15 +580,15 @@ def run_code_mutants(
     say: Callable[[str], None] | None = None,
     executor: ExecutorSettings | None = None,
     equivalence: int | None = None,
-    use_shadow: bool = False,
+    use_shadow: bool = True,
 ) -> CodeReport:
     """Generate, sample and judge code mutants (see the module docstring). Raises SuiteError for a bad
     scope or ledger (exit 2). ``executor``: judge the mutants on a Dask cluster (docs/distributed.md;
     None or local: this machine); the baseline and coverage stay here. ``equivalence``: the
     differential check's inputs per mutant, for the ledger's entries (default ``LEDGER_INPUTS``) and,
-    when given, for every possibly-equivalent mutant too. ``use_shadow`` (``--shadow``, off by default: slower
-    than judging each entry on this project's engine, docs/mutate.md): check the ledger's entries in one
-    shadow run (``vtgate.mutate.shadow``) and judge by their gates only those it cannot vouch for."""
+    when given, for every possibly-equivalent mutant too. ``use_shadow`` (``--shadow``, on by default;
+    ``--no-shadow`` judges every entry by its gates): check the ledger's entries in one shadow run
+    (``vtgate.mutate.shadow``) and judge by their gates only those it cannot vouch for."""
     from vtgate.mutate.remotemutants import remote_mutants  # (it imports this module)
 
     started = time.perf_counter()

@@ -86,11 +86,11 @@ def mutate(
     confirm_ledger: bool = typer.Option(False, "--confirm-ledger",
                                         help="With --code on the whole suite: record on each ledger entry this run "
                                              "verified the versions it was verified under (confirmed_under)."),
-    use_shadow: bool = typer.Option(False, "--shadow",
+    use_shadow: bool = typer.Option(None, "--shadow/--no-shadow",  # None: not given (on with --code)
                                     help="With --code: check the ledger's entries in one shadow run (the reaching "
-                                         "gates run once, each entry's mutant beside its original on every call) and "
-                                         "judge by their own gates only those it cannot vouch for. Experimental: "
-                                         "slower than the default on this project's engine (docs/mutate.md)."),
+                                         "gates run once, each entry's mutated expression evaluated beside the "
+                                         "original wherever the suite evaluates it) and judge by their own gates only "
+                                         "those it cannot vouch for (docs/mutate.md, 'The shadow run')."),
     executor: str = EXECUTOR_OPTION,
     scheduler: str = SCHEDULER_OPTION,
     resources: list[str] = RESOURCES_OPTION,
@@ -106,9 +106,9 @@ def mutate(
         if root is not None and not root.is_dir():
             raise SuiteError(f"--root {root}: no such directory")
         if not code and (budget is not None or operator or no_cache or min_score != 1.0 or equivalence
-                         or confirm_ledger or use_shadow):
+                         or confirm_ledger or use_shadow is not None):
             raise SuiteError("--budget, --operator, --min-score, --no-cache, --equivalence, --confirm-ledger and "
-                             "--shadow go with --code")
+                             "--shadow/--no-shadow go with --code")
         if confirm_ledger and (gate or keyword):
             raise SuiteError("--confirm-ledger records that the whole suite verified an entry: drop -g/-k (a run on "
                              "some gates verifies less)")
@@ -126,7 +126,7 @@ def mutate(
                                                operators=operator or None,
                                                use_cache=not no_cache, isolate_env=isolate_env or None,
                                                progress=progress, executor=cluster, equivalence=equivalence,
-                                               use_shadow=use_shadow, say=None if quiet else say)
+                                               use_shadow=use_shadow is not False, say=None if quiet else say)
             if not code_report.verdicts:
                 say("nothing to mutate: no gate or no mutant selected")
             else:
