@@ -241,15 +241,7 @@ class Shadow:
                 self._finish(key, "uncheckable", why)
                 continue
             call = pristine if index == len(wanted) - 1 else copy.deepcopy(pristine)
-            self.inside.active = True
-            try:
-                outcome: Any = ("returned", mutant(*call[0], **call[1]))
-            except (KeyboardInterrupt, SystemExit):
-                raise
-            except BaseException as error:  # noqa: BLE001 - an exception is an outcome
-                outcome = ("raised", error)
-            finally:
-                self.inside.active = False
+            outcome = self._run_mutant(lambda: mutant(*call[0], **call[1]))  # noqa: B023 - called at once
             if outcome[0] == "raised" and raised is not None and type(outcome[1]) is type(raised) \
                     and _renamed_message(outcome[1]) == _renamed_message(raised):
                 outcome = ("raised", raised)  # the same error, named after the renamed copy it came from
@@ -269,6 +261,18 @@ class Shadow:
                 count = self.calls[key] = self.calls.get(key, 0) + 1
             if count & (count - 1) == 0:  # 1, 2, 4, 8, ...
                 self._record(key, "calls", n=count)
+
+    def _run_mutant(self, run: Callable[[], Any]) -> tuple[str, Any]:
+        """``("returned", value)`` or ``("raised", error)``; what the mutant calls runs unshadowed."""
+        self.inside.active = True
+        try:
+            return "returned", run()
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as error:  # noqa: BLE001 - an exception is an outcome
+            return "raised", error
+        finally:
+            self.inside.active = False
 
     def _finish(self, key: str, event: str, detail: str) -> None:
         with self.lock:
@@ -303,15 +307,7 @@ class Shadow:
                 self._reset()
             if key in self.done:
                 return
-        self.inside.active = True
-        try:
-            got: tuple[str, Any] = ("returned", mutant())
-        except (KeyboardInterrupt, SystemExit):
-            raise
-        except BaseException as error:  # noqa: BLE001 - an exception is an outcome
-            got = ("raised", error)
-        finally:
-            self.inside.active = False
+        got = self._run_mutant(mutant)
         number = self.calls.get(key, 0) + 1
         if expected[0] != got[0]:
             shown = [f"{kind} {type(v).__name__}" for kind, v in (expected, got)]
