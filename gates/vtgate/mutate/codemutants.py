@@ -39,6 +39,7 @@ import difflib
 import fnmatch
 import hashlib
 import random
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -409,15 +410,16 @@ def _one_line(node: ast.AST) -> str:
     return " ".join(part.strip() for part in ast.unparse(node).splitlines())
 
 
-def _same(old: object, new: object) -> bool:
+def same_tree(old: object, new: object) -> bool:
+    """Two AST nodes (or lists of them, or field values) that are the same code."""
     if isinstance(old, ast.AST) and isinstance(new, ast.AST):
         return ast.dump(old) == ast.dump(new)
     if isinstance(old, list) and isinstance(new, list):
-        return len(old) == len(new) and all(_same(x, y) for x, y in zip(old, new, strict=True))
+        return len(old) == len(new) and all(same_tree(x, y) for x, y in zip(old, new, strict=True))
     return old == new
 
 
-def _code(old: object, new: object) -> bool:
+def code_pair(old: object, new: object) -> bool:
     """Both an expression or a statement (or both a comprehension's ``for`` or a keyword argument): a
     difference inside is read there; one in an operator token or a name field is shown with the
     expression around it."""
@@ -431,18 +433,18 @@ def _changed(before: ast.AST, after: ast.AST) -> tuple[str, str]:
     while True:
         if type(before) is type(after):
             fields: list[tuple[Any, Any]] = [(getattr(before, f, None), getattr(after, f, None)) for f in before._fields]
-            differing = [(old, new) for old, new in fields if not _same(old, new)]
+            differing = [(old, new) for old, new in fields if not same_tree(old, new)]
             if len(differing) == 1:
                 old, new = differing[0]
                 if isinstance(old, list) and isinstance(new, list):
                     if (old or new) and all(isinstance(x, ast.stmt) for x in (*old, *new)):
                         return _changed_statements(old, new)
-                    pairs = ([(x, y) for x, y in zip(old, new, strict=True) if not _same(x, y)]
+                    pairs = ([(x, y) for x, y in zip(old, new, strict=True) if not same_tree(x, y)]
                              if len(old) == len(new) else [])
-                    if len(pairs) == 1 and _code(*pairs[0]):
+                    if len(pairs) == 1 and code_pair(*pairs[0]):
                         before, after = pairs[0]
                         continue
-                elif _code(old, new):
+                elif code_pair(old, new):
                     before, after = old, new
                     continue
         return _one_line(before), _one_line(after)
@@ -587,3 +589,36 @@ def by_operator(mutants: Iterable[CodeMutant]) -> dict[str, int]:
 def iter_lines(mutants: Iterable[CodeMutant], describe: Callable[[CodeMutant], str] | None = None) -> Iterator[str]:
     for mutant in mutants:
         yield describe(mutant) if describe else f"{mutant.ident}  {mutant.description}"
+
+
+def mutated_text(text: str, diff: str) -> str:
+    """Apply a unified diff made by ``codemutants`` (context 3, one file) to ``text``."""
+    lines = text.splitlines(keepends=True)
+    out: list[str] = []
+    position = 0
+    body = diff.splitlines(keepends=True)
+    index = 0
+    while index < len(body):
+        header = re.match(r"@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@", body[index])
+        index += 1
+        if header is None:
+            continue
+        start = int(header.group(1)) - (0 if header.group(2) == "0" else 1)
+        out.extend(lines[position:start])
+        position = start
+        while index < len(body) and not body[index].startswith("@@"):
+            line = body[index]
+            index += 1
+            if line.startswith("\\"):  # "\ No newline at end of file"
+                if out and out[-1].endswith("\n"):
+                    out[-1] = out[-1][:-1]
+                continue
+            tag, content = line[:1], line[1:]
+            if tag in (" ", "-"):
+                if position >= len(lines) or lines[position].rstrip("\r\n") != content.rstrip("\r\n"):
+                    raise ValueError(f"the diff does not match the file at line {position + 1}")
+                position += 1
+            if tag in (" ", "+"):
+                out.append(content)
+    out.extend(lines[position:])
+    return "".join(out)

@@ -40,7 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vtgate.mutate.codemutants import CodeMutant
+from vtgate.mutate import shadowexpr
+from vtgate.mutate.codemutants import CodeMutant, mutated_text
 
 PREFIX = "_vtshadow_"
 RUNTIME = Path(__file__).resolve().with_name("shadowrt.py")
@@ -76,39 +77,6 @@ class ShadowRun:
     gates: tuple[str, ...] = ()
     disturbed: dict[str, str] = field(default_factory=dict)  # gate -> why its shadow result is not the baseline's
     seconds: float = 0.0
-
-
-def mutated_text(text: str, diff: str) -> str:
-    """Apply a unified diff made by ``codemutants`` (context 3, one file) to ``text``."""
-    lines = text.splitlines(keepends=True)
-    out: list[str] = []
-    position = 0
-    body = diff.splitlines(keepends=True)
-    index = 0
-    while index < len(body):
-        header = re.match(r"@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@", body[index])
-        index += 1
-        if header is None:
-            continue
-        start = int(header.group(1)) - (0 if header.group(2) == "0" else 1)
-        out.extend(lines[position:start])
-        position = start
-        while index < len(body) and not body[index].startswith("@@"):
-            line = body[index]
-            index += 1
-            if line.startswith("\\"):  # "\ No newline at end of file"
-                if out and out[-1].endswith("\n"):
-                    out[-1] = out[-1][:-1]
-                continue
-            tag, content = line[:1], line[1:]
-            if tag in (" ", "-"):
-                if position >= len(lines) or lines[position].rstrip("\r\n") != content.rstrip("\r\n"):
-                    raise ValueError(f"the diff does not match the file at line {position + 1}")
-                position += 1
-            if tag in (" ", "+"):
-                out.append(content)
-    out.extend(lines[position:])
-    return "".join(out)
 
 
 def _find(tree: ast.Module, parts: Sequence[str]) -> tuple[tuple[str, ...], ast.FunctionDef] | str:
@@ -197,8 +165,6 @@ def plan(mutants: Sequence[CodeMutant], read: Callable[[str], str],
     """Which mutants the shadow can check (their targets) and why the others cannot (digest -> why).
     A mutant is compared at its expression (``vtgate.mutate.shadowexpr``) where it can be; else its
     function is wrapped (``Target``), unless its file is rewritten at expressions for another mutant."""
-    from vtgate.mutate import shadowexpr
-
     targets: list[Any] = []
     refused: dict[str, str] = {}
     trees: dict[str, ast.Module | str] = {}
@@ -329,8 +295,6 @@ def _with_runtime(text: str, folder: Path) -> str:
 def build(copy: Path, targets: Sequence[Any], folder: Path) -> dict[str, str]:
     """Rewrite the files of ``copy`` for the targets; a file that cannot be rewritten is left as it is
     and its targets are returned as refused (digest -> why)."""
-    from vtgate.mutate import shadowexpr
-
     refused: dict[str, str] = {}
     by_file: dict[str, list[Any]] = {}
     for target in targets:

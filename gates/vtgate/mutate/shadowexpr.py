@@ -30,8 +30,7 @@ import ast
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from vtgate.mutate.codemutants import CodeMutant, _code, _same
-from vtgate.mutate.shadow import mutated_text
+from vtgate.mutate.codemutants import CodeMutant, code_pair, mutated_text, same_tree
 
 SAFE_BUILTINS = frozenset({"abs", "bool", "complex", "divmod", "float", "int", "len", "max", "min", "pow", "range",
                            "round", "sum", "tuple"})
@@ -73,16 +72,16 @@ def _path(before: ast.AST, after: ast.AST) -> list[tuple[ast.AST, ast.AST]]:
         if type(before) is not type(after):
             return path
         fields = [(getattr(before, f, None), getattr(after, f, None)) for f in before._fields]
-        differing = [(old, new) for old, new in fields if not _same(old, new)]
+        differing = [(old, new) for old, new in fields if not same_tree(old, new)]
         if len(differing) != 1:
             return path
         old, new = differing[0]
         if isinstance(old, list) and isinstance(new, list):
-            pairs = [(x, y) for x, y in zip(old, new, strict=True) if not _same(x, y)] if len(old) == len(new) else []
-            if len(pairs) != 1 or not _code(*pairs[0]):
+            pairs = [(x, y) for x, y in zip(old, new, strict=True) if not same_tree(x, y)] if len(old) == len(new) else []
+            if len(pairs) != 1 or not code_pair(*pairs[0]):
                 return path
             old, new = pairs[0]
-        elif not _code(old, new):
+        elif not code_pair(old, new):
             return path
         assert isinstance(old, ast.AST) and isinstance(new, ast.AST)
         before, after = old, new
