@@ -307,6 +307,11 @@ def tokenizer_cases(corpus: Corpus) -> None:
     for i, ids in enumerate(ID_LISTS):
         corpus.add(f"tokenizer/decode {i:02d}", tokenizer.decode, list(ids), again=True)
         corpus.add(f"tokenizer/decode-numpy {i:02d}", tokenizer.decode, list(np.array(ids, np.int64)))
+        # the containers a caller hands over where a list is annotated: an argmax's int64 array, an
+        # int32 array, a tuple (what they get is pinned, whatever it is)
+        for label, given in (("int64 array", np.array(ids, np.int64)), ("int32 array", np.array(ids, np.int32)),
+                             ("tuple", tuple(ids))):
+            corpus.add(f"tokenizer/decode {label} {i:02d}", tokenizer.decode, _as_given(given))
     for vocab in (0, 258, 259, 260, 512):
         corpus.add(f"tokenizer/check_vocab {vocab}", tokenizer.check_vocab, vocab, "m")
 
@@ -440,6 +445,34 @@ def _loaded_digest(name: str, cache: Path) -> str:
         return load_model(name, cache).digest()
     finally:
         os.chdir(here)
+
+
+def _grown_while_held(model: Model, knobs: Knobs) -> Any:
+    """A batch of one-block prompts, one per block of a default-sized (growing) KV cache: the prefill
+    fills every block, so the first decode step doubles the pools while all of them hold K/V. What it
+    generates, and the blocks free afterwards."""
+    engine = Engine(model, knobs)
+    try:
+        block, vocab = knobs.kv_block_size, model.config.vocab_size
+        if block + 2 > model.config.max_context:
+            return "a one-block prompt and two steps do not fit the context"
+        blocks = engine.kv.num_blocks
+        prompts = [[(i * 7 + j) % vocab for j in range(block)] for i in range(blocks)]
+        return blocks, engine.generate_batch(prompts, 2), _kv_blocks(engine)
+    finally:
+        engine.close()
+
+
+def _one_head_model(head_dim: int) -> Any:
+    """A one-layer, one-head model of width ``head_dim``: the logits of three tokens (the rotary tables
+    are built for every width, their shape and bits are in the logits)."""
+    config = ModelConfig(name=f"hd{head_dim}", vocab_size=8, d_model=head_dim, n_layers=1, n_heads=1, n_kv_heads=1,
+                         d_ff=4, max_context=4, seed=head_dim)
+    engine = Engine(Model(config, generate_tensors(config)), Knobs())
+    try:
+        return engine.forward_logits([1, 5, 2])
+    finally:
+        engine.close()
 
 
 def _limited_generation(model: Model, knobs: Knobs, max_tokens: int, prompt: list[int]) -> Any:
@@ -595,6 +628,8 @@ def engine_cases(corpus: Corpus, rng: np.random.Generator) -> None:
                                    model, knobs, max_tokens, path, short)
                 corpus.add(f"engine/{tag} two engines on one model, calls interleaved", _interleaved, model, knobs,
                            short)
+                corpus.add(f"engine/{tag} the default KV cache grows while every block holds data", _grown_while_held,
+                           model, knobs)
         finally:
             engine.close()
     sizes = {"a": 400, "b": 800, "c": 1200, "d": 400}
@@ -604,6 +639,8 @@ def engine_cases(corpus: Corpus, rng: np.random.Generator) -> None:
                 corpus.add(f"engine/DequantCache {budget} bytes {policy} {order}", _cache_accesses, budget, policy,
                            sizes, order)
     corpus.add("engine/DequantCache unknown policy", DequantCache, 100, "fifo")
+    for head_dim in range(2, 258, 2):  # every even head_dim to 256: where a size formula's float rounding bites
+        corpus.add(f"engine/head_dim {head_dim}: forward_logits", _one_head_model, head_dim)
     _tiny_cases(corpus, rng)
 
 
