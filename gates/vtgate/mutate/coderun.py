@@ -51,7 +51,7 @@ from typing import Any, Literal
 from vtgate.errors import SuiteError
 from vtgate.exitcodes import ExitCode
 from vtgate.kinds import get_kind
-from vtgate.mutate import shadow
+from vtgate.mutate import shadow, shadowexpr
 from vtgate.mutate.codemutants import OPERATORS, CodeMutant, ScopeError, generate, sample
 from vtgate.mutate.copies import PatchError, Scratch
 from vtgate.mutate.equivalence import REPLAY_SECONDS, Evidence, Target, differential_check
@@ -88,8 +88,10 @@ KILLED: frozenset[str] = frozenset({"killed", "killed-by-crash", "killed-by-time
 SHADOW_RUN = "the shadow run"
 UNPROVEN: frozenset[str] = frozenset({"ledger-refuted", "ledger-unverified"})  # ledger entries the check did not verify
 CACHE_VERSION = 2
-# In an entry's cache key: a verdict the shadow run may have decided depends on its code and runtime too.
-SHADOW_VERSION = hashlib.sha256(Path(shadow.__file__).read_bytes() + shadow.RUNTIME.read_bytes()).hexdigest()
+# In an entry's cache key: a verdict the shadow run may have decided depends on its code (the function
+# and the expression rewriters) and its runtime too.
+SHADOW_VERSION = hashlib.sha256(b"".join(Path(path).read_bytes() for path in (
+    shadow.__file__, shadowexpr.__file__, shadow.RUNTIME))).hexdigest()
 CODE_KEYS = frozenset({"paths", "exclude", "include_functions", "exclude_functions", "operators", "equivalents",
                        "env", "dependencies"})
 DEPENDENCIES: tuple[str, ...] = ("numpy", "ml_dtypes")  # whose versions decide a verdict, with Python's

@@ -307,8 +307,7 @@ def build(copy: Path, targets: Sequence[Any], folder: Path) -> dict[str, str]:
             if expressions:
                 text, overlapping = shadowexpr.rewrite(text, expressions, f"{PREFIX}expr")
                 refused.update(overlapping)
-                text = _with_runtime(text, folder)
-                compile(text, "<shadow>", "exec", dont_inherit=True)
+                text = _with_runtime(text, folder)  # (which compiles it: a rewrite that breaks the file is refused)
             else:
                 text = rewrite(text, group, folder)
             file.write_text(text, encoding="utf-8")
