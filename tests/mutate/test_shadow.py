@@ -127,6 +127,21 @@ LEVEL = 3 * 0.5
 def logged(log, x):
     log.append(x * 0.5)
     return x
+
+
+def rounded(a):
+    return np.asarray(a, dtype=np.float32).astype(np.float16)
+
+
+def column(x):
+    return (x * 0.5).astype(np.float32)[:, None]
+
+
+def accumulate(xs):
+    out = np.zeros(3, np.float32)
+    for x in xs:
+        out = out + np.asarray(x, np.float32)
+    return out.astype(np.float32)
 '''
 
 
@@ -158,6 +173,79 @@ def test_an_expression_target_is_the_largest_expression_safe_to_evaluate_twice()
     inside_a_call = shadowexpr.target(_one("logged", "0.5 -> 0.5005"), EXPRESSIONS)
     assert not isinstance(inside_a_call, str) and inside_a_call.original == "x * 0.5"  # not log.append(...)
     assert shadowexpr.target(_one("<module>", "0.5 -> 0.5005"), EXPRESSIONS) == "at module level"
+
+
+def test_a_keyword_argument_is_part_of_its_call() -> None:
+    """``dtype=np.float32`` sits in a keyword node, which is no expression: the target climbs past it to
+    the call, and on to the cast that decides the value."""
+    from vtgate.mutate import shadowexpr
+
+    promoted = shadowexpr.target(_one("rounded", "np.float32 -> np.float64"), EXPRESSIONS)
+    assert not isinstance(promoted, str) and promoted.fresh
+    assert promoted.original == "np.asarray(a, dtype=np.float32).astype(np.float16)"
+
+
+def test_a_view_is_not_the_target_when_the_value_it_views_is_new() -> None:
+    """``(...)[:, None]`` may hand out a view of something shared; the array it views is new on both
+    sides, so that array is the one compared (equal values and layout: interchangeable)."""
+    from vtgate.mutate import shadowexpr
+
+    nudged = shadowexpr.target(_one("column", "0.5 -> 0.5005"), EXPRESSIONS)
+    assert not isinstance(nudged, str) and nudged.fresh and nudged.original == "(x * 0.5).astype(np.float32)"
+
+
+def _built(tmp_path: Path, chosen, name: str):
+    """A copy of EXPRESSIONS as shadow.build writes it (expression targets and their backups), loaded."""
+    targets, refused = shadow.plan(chosen, lambda path: EXPRESSIONS)
+    copy, records = tmp_path / "copy", tmp_path / "records"
+    (copy / "pkg").mkdir(parents=True)
+    records.mkdir()
+    (copy / "pkg" / "expr.py").write_text(EXPRESSIONS)
+    assert shadow.build(copy, targets, records) == {}
+    return targets, refused, _load(tmp_path, (copy / "pkg" / "expr.py").read_text(), name), records
+
+
+def test_a_value_that_differs_at_its_expression_may_be_the_same_at_its_function(tmp_path: Path) -> None:
+    """A float64 buffer instead of a float32 one differs at the expression; the function rounds its sum
+    back to float32, so on small integers its results are the original's: the backup vouches for it.
+    On 1e8 + 1 - 1e8 the two sums round apart (float32 loses the 1), and nothing vouches."""
+    pytest.importorskip("numpy")
+    buffer = _one("accumulate", "np.float32 -> np.float64")
+    targets, refused, module, records = _built(tmp_path, [buffer], "backed_up")
+    assert not refused and {type(t).__name__ for t in targets} == {"ExprTarget", "Target"}
+    backup = next(t for t in targets if isinstance(t, shadow.Target))
+    assert backup.watch == buffer.digest and backup.key == f"{buffer.digest}/function"
+    assert module.accumulate([1, 2, 3]).tolist() == [6.0, 6.0, 6.0]
+    found = shadow.read_records(records)
+    assert "evaluation 1" in str(found[buffer.digest]["differs"])
+    assert found[backup.key] == {"calls": 1, "differs": None, "uncheckable": None}
+    outcome = shadow.decide(targets, refused, found, {buffer.digest: ["g"]}, {}, set())[buffer.digest]
+    assert outcome.status == "same" and "its function accumulate" in outcome.detail and "at its expression" in outcome.detail
+    assert module.accumulate([1e8, 1, -1e8]).tolist() == [0.0, 0.0, 0.0]  # still the original's
+    found = shadow.read_records(records)
+    assert "call 2: the outcome differ" in str(found[backup.key]["differs"])
+    assert shadow.decide(targets, refused, found, {buffer.digest: ["g"]}, {}, set())[buffer.digest].status == "differs"
+
+
+def test_a_backup_runs_its_mutant_only_once_the_expression_it_watches_has_differed(tmp_path: Path) -> None:
+    records = tmp_path / "records"
+    records.mkdir()
+    run = Shadow(str(records))
+    ran: list[int] = []
+
+    def original(x):
+        return x
+
+    def mutant(x):
+        ran.append(x)
+        return -x
+
+    for value in (1, 2):
+        assert run(("k/function",), original, (mutant,), (value,), {}, ("k",)) == value
+    assert ran == [] and shadow.read_records(records)["k/function"]["calls"] == 2  # vouched at the expression
+    assert run.expr(("k",), lambda: 1.0, (lambda: 2.0,), (False,), False) == 1.0  # the expression differs
+    assert run(("k/function",), original, (mutant,), (3,), {}, ("k",)) == 3
+    assert ran == [3] and "call 3: the outcome differ" in str(shadow.read_records(records)["k/function"]["differs"])
 
 
 def test_a_shadowed_expression_gives_the_original_and_records_each_mutant(tmp_path: Path) -> None:
@@ -279,6 +367,36 @@ def test_identical_mutants_count_calls_and_uncheckable_calls_are_said(tmp_path: 
     found = shadow.read_records(records)
     assert found["k-same"]["calls"] == 4 and not found["k-same"]["differs"]  # 1, 2, 4: a lower bound
     assert "cannot be deep-copied" in str(found["k-lock"]["uncheckable"])
+
+
+def test_arguments_are_compared_by_values_and_results_with_their_layout(tmp_path: Path) -> None:
+    """A deep copy of a strided view comes back compact (here Fortran-ordered), so the mutant's copy of
+    an argument is compared with the original's by dtype, shape and elements; a returned array keeps
+    its strides in the comparison (a later reduction may sum it in another order)."""
+    np = pytest.importorskip("numpy")
+    records = tmp_path / "records"
+    records.mkdir()
+    run = Shadow(str(records))
+    view = np.arange(96.0).reshape(4, 3, 8).transpose(2, 1, 0)[::2]
+    assert not view.flags["C_CONTIGUOUS"] and not view.flags["F_CONTIGUOUS"]
+
+    def total(x):
+        return float(x.sum())
+
+    def regrouped(x):
+        return float(x.sum()) + 0.0
+
+    assert run(("k-view",), total, (regrouped,), (view,), {}) == float(view.sum())
+    assert shadow.read_records(records)["k-view"] == {"calls": 1, "differs": None, "uncheckable": None}
+
+    def doubled(x):
+        return np.ascontiguousarray(x * 2.0)
+
+    def doubled_fortran(x):
+        return np.asfortranarray(x * 2.0)
+
+    run(("k-layout",), doubled, (doubled_fortran,), (np.ones((2, 3)),), {})
+    assert "the outcome differ" in str(shadow.read_records(records)["k-layout"]["differs"])
 
 
 def test_an_exception_is_an_outcome_and_is_raised_again(tmp_path: Path) -> None:

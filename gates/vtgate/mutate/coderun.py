@@ -824,7 +824,9 @@ def _shadow_run(entries: Sequence[CodeMutant], green: Sequence[GateSpec], reach:
         folder = copy.parent / "shadow-records"
         folder.mkdir()
         refused.update(shadow.build(copy, targets, folder))
-        tell(f"shadow run: {len(targets)} ledger entries beside their originals, {len(specs)} gates on one copy")
+        backups = sum(1 for t in targets if getattr(t, "watch", ""))
+        tell(f"shadow run: {len(targets) - backups} ledger entries beside their originals ({backups} with their "
+             f"function as a backup), {len(specs)} gates on one copy")
         shared.serve(copy)
         try:
             planned = plan_check(specs, suite, copy, shared, pins=pins, extra_env=scope.env_for(copy))
@@ -843,7 +845,8 @@ def _shadow_run(entries: Sequence[CodeMutant], green: Sequence[GateSpec], reach:
     perf = {s.name for s in green if s.kind == "perf"}
     outcomes = shadow.decide(targets, refused, records, reaching, disturbed, perf)
     counts = {status: sum(1 for o in outcomes.values() if o.status == status) for status in ("same", "differs", "fallback")}
-    report.shadow = {"entries": len(entries), "checkable": len(targets), "gates": [s.name for s in specs],
+    report.shadow = {"entries": len(entries), "checkable": len({t.mutant.digest for t in targets}),
+                     "backups": sum(1 for t in targets if getattr(t, "watch", "")), "gates": [s.name for s in specs],
                      "disturbed": dict(disturbed), "seconds": round(time.perf_counter() - started, 3), **counts}
     tell(f"shadow run: {counts['same']} entries gave the original's results on every call, {counts['differs']} "
          f"differed, {counts['fallback']} judged by their gates; {time.perf_counter() - started:.1f} s")

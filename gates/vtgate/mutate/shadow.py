@@ -56,10 +56,18 @@ MUTATING = frozenset({
 
 @dataclass(frozen=True)
 class Target:
-    """Where an entry's mutant is wrapped: the file, the classes and the function (``("Engine", "forward")``)."""
+    """Where an entry's mutant is wrapped: the file, the classes and the function (``("Engine", "forward")``).
+    A target with ``watch`` backs up the entry's expression target (the key watched): its calls are
+    compared only once that expression has differed (or could not be checked) in the process."""
 
     mutant: CodeMutant
     chain: tuple[str, ...]
+    watch: str = ""
+
+    @property
+    def key(self) -> str:
+        """The name its records go by: the mutant's digest, or ``digest/function`` for a backup."""
+        return f"{self.mutant.digest}/function" if self.watch else self.mutant.digest
 
 
 @dataclass
@@ -160,15 +168,43 @@ def outside_effect(function: ast.FunctionDef, tree: ast.Module) -> str | None:
     return None
 
 
+def _function_target(mutant: CodeMutant, tree: ast.Module | str, watch: str = "") -> Target | str:
+    """The function target of ``mutant`` in its parsed module, or why it has none."""
+    if isinstance(tree, str):
+        return tree
+    if mutant.function == "<module>":
+        return "at module level, not in a function"
+    found = _find(tree, mutant.function.split("."))
+    if isinstance(found, str):
+        return found
+    chain, node = found
+    why = outside_effect(node, tree)
+    if why is not None:
+        return f"{'.'.join(chain)}: {why}"
+    return Target(mutant, chain, watch)
+
+
 def plan(mutants: Sequence[CodeMutant], read: Callable[[str], str],
          expressions: bool = True) -> tuple[list[Any], dict[str, str]]:
     """Which mutants the shadow can check (their targets) and why the others cannot (digest -> why).
     A mutant is compared at its expression (``vtgate.mutate.shadowexpr``) where it can be; else its
-    function is wrapped (``Target``), unless its file is rewritten at expressions for another mutant."""
+    function is wrapped (``Target``). An expression target in a function at module level gets that
+    function as a backup (``Target.watch``): a value that differs at the expression (a promoted
+    buffer a later cast rounds back) may still give the same results at the function's end. Methods
+    get no backup: their first argument is the object, whose deep copy on every call would cost more
+    than the entry's own run of its gates."""
     targets: list[Any] = []
     refused: dict[str, str] = {}
     trees: dict[str, ast.Module | str] = {}
-    at_expression: dict[str, str] = {}  # digest -> why its expression cannot be the target
+
+    def tree_of(path: str) -> ast.Module | str:
+        if path not in trees:
+            try:
+                trees[path] = ast.parse(read(path))
+            except (OSError, SyntaxError, ValueError) as error:
+                trees[path] = f"{path} cannot be read: {error}"
+        return trees[path]
+
     for mutant in mutants:
         try:
             found_expression = shadowexpr.target(mutant, read(mutant.path)) if expressions else "not asked for"
@@ -176,38 +212,18 @@ def plan(mutants: Sequence[CodeMutant], read: Callable[[str], str],
             found_expression = f"{mutant.path} cannot be read: {error}"
         if not isinstance(found_expression, str):
             targets.append(found_expression)
+            if "." not in mutant.function:
+                backup = _function_target(mutant, tree_of(mutant.path), watch=mutant.digest)
+                if isinstance(backup, Target):
+                    targets.append(backup)
             continue
-        at_expression[mutant.digest] = found_expression
-        if mutant.path not in trees:
-            try:
-                trees[mutant.path] = ast.parse(read(mutant.path))
-            except (OSError, SyntaxError, ValueError) as error:
-                trees[mutant.path] = f"{mutant.path} cannot be read: {error}"
-        tree = trees[mutant.path]
-        if isinstance(tree, str):
-            refused[mutant.digest] = tree
-            continue
-        if mutant.function == "<module>":
-            refused[mutant.digest] = "at module level, not in a function"
-            continue
-        found = _find(tree, mutant.function.split("."))
-        if isinstance(found, str):
+        found = _function_target(mutant, tree_of(mutant.path))
+        if isinstance(found, Target):
+            targets.append(found)
+        elif expressions:
+            refused[mutant.digest] = f"{found}; its expression cannot be compared either ({found_expression})"
+        else:
             refused[mutant.digest] = found
-            continue
-        chain, node = found
-        why = outside_effect(node, tree)
-        if why is not None:
-            refused[mutant.digest] = f"{'.'.join(chain)}: {why}"
-            continue
-        targets.append(Target(mutant, chain))
-    expression_files = {t.mutant.path for t in targets if isinstance(t, shadowexpr.ExprTarget)}
-    for target in [t for t in targets if isinstance(t, Target) and t.mutant.path in expression_files]:
-        targets.remove(target)
-        refused[target.mutant.digest] = (f"its expression cannot be compared ({at_expression[target.mutant.digest]}) "
-                                         "and its file is rewritten at expressions for other entries")
-    for digest, why in list(refused.items()):
-        if expressions and digest in at_expression and not why.startswith("its expression"):
-            refused[digest] = f"{why}; its expression cannot be compared either ({at_expression[digest]})"
     return targets, refused
 
 
@@ -221,6 +237,12 @@ def _renamed(lines: list[str], node: ast.FunctionDef, new: str) -> list[str]:
 
 def rewrite(text: str, targets: Sequence[Target], folder: Path) -> str:
     """The shadow version of one module: each target function wrapped, its mutants beside it."""
+    return _with_runtime(rewrite_functions(text, text, targets), folder)
+
+
+def rewrite_functions(text: str, source: str, targets: Sequence[Target]) -> str:
+    """``text`` (``source``, perhaps with expression targets rewritten in place, line for line) with
+    each target function renamed and wrapped, its mutants (made from ``source``) beside it."""
     tree = ast.parse(text)
     lines = text.splitlines(keepends=True)
     if lines and not lines[-1].endswith("\n"):
@@ -242,16 +264,17 @@ def rewrite(text: str, targets: Sequence[Target], folder: Path) -> str:
         block = _renamed(lines, node, f"{PREFIX}o_{name}")
         references = []
         for index, target in enumerate(group):
-            mutated = ast.parse(mutated_text(text, target.mutant.diff))
+            mutated = ast.parse(mutated_text(source, target.mutant.diff))
             other = _find(mutated, chain)
             if isinstance(other, str):
                 raise ValueError(f"{target.mutant.ident}: the mutated module has no {'.'.join(chain)} ({other})")
-            mutated_lines = mutated_text(text, target.mutant.diff).splitlines(keepends=True)
+            mutated_lines = mutated_text(source, target.mutant.diff).splitlines(keepends=True)
             if mutated_lines and not mutated_lines[-1].endswith("\n"):
                 mutated_lines[-1] += "\n"
             block += _renamed(mutated_lines, other[1], f"{PREFIX}m{index}_{name}")
             references.append(f"{PREFIX}m{index}_{name}")
-        keys = tuple(t.mutant.digest for t in group)
+        keys = tuple(t.key for t in group)
+        watches = tuple(t.watch for t in group)
         owner = ".".join(chain[:-1])
 
         def ref(local: str, owner: str = owner) -> str:
@@ -260,13 +283,13 @@ def rewrite(text: str, targets: Sequence[Target], folder: Path) -> str:
         mutants = "".join(f"{ref(r)}, " for r in references)
         block += [
             f"{indent}def {name}(*args, **kwargs):  # vtgate mutate: the shadow run's wrapper\n",
-            f"{indent}    return {PREFIX}call({keys!r}, {ref(PREFIX + 'o_' + name)}, ({mutants}), args, kwargs)\n",
+            f"{indent}    return {PREFIX}call({keys!r}, {ref(PREFIX + 'o_' + name)}, ({mutants}), args, kwargs, {watches!r})\n",
             f"{indent}{PREFIX}wraps({name}, {PREFIX}o_{name}, {name!r})\n",
         ]
         edits.append((node.lineno, end, block))
     for start, end, block in sorted(edits, reverse=True):
         lines[start - 1 : end] = block
-    return _with_runtime("".join(lines), folder)
+    return "".join(lines)
 
 
 def _with_runtime(text: str, folder: Path) -> str:
@@ -302,15 +325,13 @@ def build(copy: Path, targets: Sequence[Any], folder: Path) -> dict[str, str]:
     for path, group in by_file.items():
         file = copy / path
         try:
-            text = file.read_text(encoding="utf-8")
+            source = file.read_text(encoding="utf-8")
             expressions = [t for t in group if not isinstance(t, Target)]
-            if expressions:
-                text, overlapping = shadowexpr.rewrite(text, expressions, f"{PREFIX}expr")
-                refused.update(overlapping)
-                text = _with_runtime(text, folder)  # (which compiles it: a rewrite that breaks the file is refused)
-            else:
-                text = rewrite(text, group, folder)
-            file.write_text(text, encoding="utf-8")
+            text, overlapping = shadowexpr.rewrite(source, expressions, f"{PREFIX}expr")  # line for line
+            refused.update(overlapping)
+            functions = [t for t in group if isinstance(t, Target) and t.watch not in overlapping]
+            text = rewrite_functions(text, source, functions)
+            file.write_text(_with_runtime(text, folder), encoding="utf-8")  # (compiled: a broken rewrite is refused)
         except (ValueError, SyntaxError, AssertionError) as error:
             refused.update({t.mutant.digest: f"{path} cannot be rewritten: {error}" for t in group})
     return refused
@@ -341,35 +362,53 @@ def read_records(folder: Path) -> dict[str, dict[str, object]]:
 
 def decide(targets: Sequence[Any], refused: Mapping[str, str], records: Mapping[str, Mapping[str, object]],
            reaching: Mapping[str, Sequence[str]], disturbed: Mapping[str, str], perf: set[str]) -> dict[str, Outcome]:
-    """Each mutant's shadow outcome (see the module docstring for the rules)."""
+    """Each mutant's shadow outcome (see the module docstring for the rules): its expression target's,
+    or, where that is not "same", its backup function target's when that one is."""
     outcomes: dict[str, Outcome] = {digest: Outcome("fallback", why) for digest, why in refused.items()}
+    backups: dict[str, Outcome] = {}
     for target in targets:
         digest = target.mutant.digest
-        if digest in outcomes:
+        if digest in refused:
             continue
-        record = records.get(digest, {})
-        gates = reaching.get(digest, ())
-        calls = int(record.get("calls", 0) or 0)  # type: ignore[call-overload]
-        if record.get("differs"):
-            outcomes[digest] = Outcome("differs", f"the shadow run saw the mutant differ on a call the suite made: "
-                                                  f"{record['differs']}", calls)
-        elif record.get("uncheckable"):
-            outcomes[digest] = Outcome("fallback", f"a call could not be checked: {record['uncheckable']}", calls)
-        elif not gates:
-            outcomes[digest] = Outcome("fallback", "no gate reaches it")
-        elif [g for g in gates if g in perf]:
-            outcomes[digest] = Outcome("fallback", f"reached by a timing gate ({', '.join(g for g in gates if g in perf)})")
-        elif [g for g in gates if g in disturbed]:
-            bad = next(g for g in gates if g in disturbed)
-            outcomes[digest] = Outcome("fallback", f"the shadow copy's {bad} is not the baseline's: {disturbed[bad]}")
-        elif calls == 0:
-            outcomes[digest] = Outcome("fallback", "the shadow run never called its function" if isinstance(target, Target)
-                                       else "the shadow run never evaluated its expression")
-        elif isinstance(target, Target):
-            outcomes[digest] = Outcome("same", f"the mutant gave the original's results on every call of "
-                                               f"{len(gates)} reaching gates (at least {calls} calls compared)", calls)
+        found = _outcome(target, records.get(getattr(target, "key", digest), {}), reaching.get(digest, ()), disturbed,
+                         perf)
+        if isinstance(target, Target) and target.watch:
+            backups[digest] = found
         else:
-            outcomes[digest] = Outcome("same", f"{target.mutated} gave what {target.original} gives on every "
-                                               f"evaluation in {len(gates)} reaching gates (at least {calls} compared)",
-                                       calls)
+            outcomes[digest] = found
+    for digest, backup in backups.items():
+        first = outcomes.get(digest)
+        if first is not None and first.status != "same" and backup.status == "same":
+            outcomes[digest] = Outcome("same", f"{backup.detail}; at its expression: {first.detail}", backup.calls)
+        elif first is not None and first.status != "same":
+            outcomes[digest] = Outcome(first.status, f"{first.detail}; its function: {backup.detail}", first.calls)
     return outcomes
+
+
+def _outcome(target: Any, record: Mapping[str, object], gates: Sequence[str], disturbed: Mapping[str, str],
+             perf: set[str]) -> Outcome:
+    calls = int(record.get("calls", 0) or 0)  # type: ignore[call-overload]
+    if record.get("differs"):
+        return Outcome("differs", f"the shadow run saw the mutant differ on a call the suite made: {record['differs']}",
+                       calls)
+    if record.get("uncheckable"):
+        return Outcome("fallback", f"a call could not be checked: {record['uncheckable']}", calls)
+    if not gates:
+        return Outcome("fallback", "no gate reaches it")
+    if [g for g in gates if g in perf]:
+        return Outcome("fallback", f"reached by a timing gate ({', '.join(g for g in gates if g in perf)})")
+    if [g for g in gates if g in disturbed]:
+        bad = next(g for g in gates if g in disturbed)
+        return Outcome("fallback", f"the shadow copy's {bad} is not the baseline's: {disturbed[bad]}")
+    if calls == 0:
+        return Outcome("fallback", "the shadow run never called its function" if isinstance(target, Target)
+                       else "the shadow run never evaluated its expression")
+    if isinstance(target, Target) and target.watch:
+        return Outcome("same", f"its function {'.'.join(target.chain)} gave the original's results on every call "
+                               f"of {len(gates)} reaching gates (at least {calls} calls: compared whole, or each "
+                               "evaluation of the expression the same)", calls)
+    if isinstance(target, Target):
+        return Outcome("same", f"the mutant gave the original's results on every call of {len(gates)} reaching gates "
+                               f"(at least {calls} calls compared)", calls)
+    return Outcome("same", f"{target.mutated} gave what {target.original} gives on every evaluation in {len(gates)} "
+                           f"reaching gates (at least {calls} compared)", calls)

@@ -130,6 +130,19 @@ def _fresh(node: ast.expr, numpy_names: set[str]) -> bool:
     return False
 
 
+def _may_share(node: ast.AST, numpy_names: set[str]) -> bool:
+    """``node`` may give a view of (or the very) array it is built from: a subscript, an attribute,
+    ``reshape``/``view``/``transpose``..., or a NumPy function that may return its argument."""
+    if isinstance(node, (ast.Subscript, ast.Attribute, ast.Name)):
+        return True
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        name, root = node.func.attr, node.func.value
+        if isinstance(root, ast.Name) and root.id in numpy_names:
+            return name not in FRESH_NUMPY
+        return name in SAFE_METHODS and name not in FRESH_METHODS
+    return False
+
+
 def _numpy_names(tree: ast.Module) -> set[str]:
     names: set[str] = set()
     for node in tree.body:
@@ -158,9 +171,19 @@ def target(mutant: CodeMutant, text: str) -> ExprTarget | str:
     if why is not None:
         return f"{ast.unparse(path[bottom][0])}: {why}"
     chosen = bottom
-    while chosen > 0 and all(isinstance(side, ast.expr) for side in path[chosen - 1]) and all(
-            _unsafe(side, numpy_names) is None for side in path[chosen - 1]):  # type: ignore[arg-type]
-        chosen -= 1
+    while True:  # up to the next expression: a keyword argument (``dtype=np.float32``) is part of its call
+        above = chosen - 1
+        while above > 0 and all(isinstance(side, ast.keyword) for side in path[above]):
+            above -= 1
+        if above < 0 or not all(isinstance(side, ast.expr) for side in path[above]) or any(
+                _unsafe(side, numpy_names) is not None for side in path[above]):  # type: ignore[arg-type]
+            break
+        chosen = above
+    if _may_share(path[chosen][0], numpy_names):  # a view of the value (``(...).astype(f32)[:, None]``)
+        fresh_below = [i for i in range(chosen + 1, bottom + 1) if all(
+            isinstance(side, ast.expr) and _fresh(side, numpy_names) for side in path[i])]
+        if fresh_below:  # the value itself is compared: new on both sides, so interchangeable when equal
+            chosen = fresh_below[0]
     ancestors = [pair[0] for pair in path[:chosen]]
     scopes = [a for a in ancestors if isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))]
     if not scopes or not isinstance(scopes[-1], (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -36,15 +36,21 @@ class Uncheckable(Exception):
     """A value this runtime cannot compare by content (a lock, a file, a C object without state it sees)."""
 
 
+class ValuesOf(tuple):
+    """Parts whose arrays ``fingerprint`` compares by values only (dtype, shape, elements), not by layout:
+    a call's arguments, of which a deep copy keeps the values but not always the strides of a view."""
+
+
 def fingerprint(value: Any) -> Any:
     """A nested tuple equal for two values exactly when they hold the same content: arrays by dtype,
     shape and bytes (so NaN payloads and signed zeros count), floats by their bits, containers in
     their order, objects by type and attributes, and the aliasing between parts (a second reference
-    to an object already seen is ``("ref", n)``). Raises Uncheckable for anything else."""
+    to an object already seen is ``("ref", n)``). An array's layout (strides, writability) counts,
+except inside ``ValuesOf``. Raises Uncheckable for anything else."""
     seen: dict[int, int] = {}
     keep: list[Any] = []  # keeps the objects alive, so their ids stay unique while fingerprinting
 
-    def walk(item: Any, depth: int) -> Any:
+    def walk(item: Any, depth: int, layout: bool = True) -> Any:
         if depth > MAX_DEPTH:
             raise Uncheckable(f"nested deeper than {MAX_DEPTH} levels")
         if isinstance(item, _ATOMS):
@@ -56,7 +62,7 @@ def fingerprint(value: Any) -> Any:
         bound = getattr(item, "__self__", None)
         if isinstance(item, (types.MethodType, types.BuiltinMethodType)) and bound is not None \
                 and not isinstance(bound, types.ModuleType):  # a bound method: its object is state
-            return ("method", getattr(item, "__qualname__", repr(item)), walk(bound, depth + 1))
+            return ("method", getattr(item, "__qualname__", repr(item)), walk(bound, depth + 1, layout))
         if isinstance(item, _NAMED):
             return ("named", getattr(item, "__module__", None), getattr(item, "__qualname__", repr(item)))
         marker = id(item)
@@ -68,34 +74,36 @@ def fingerprint(value: Any) -> Any:
         module = kind.__module__
         if module == "numpy" and kind.__name__ == "ndarray" or hasattr(item, "__array_interface__") \
                 and hasattr(item, "tobytes") and hasattr(item, "dtype"):
-            data = item.tobytes(order="A")
-            return ("array", kind.__qualname__, str(item.dtype), tuple(item.shape), bool(item.flags["F_CONTIGUOUS"])
-                    and not item.flags["C_CONTIGUOUS"], hashlib.sha256(data).hexdigest())
+            data = hashlib.sha256(item.tobytes(order="C")).hexdigest()
+            laid = (tuple(item.strides), bool(item.flags["WRITEABLE"])) if layout else ()
+            return ("array", kind.__qualname__, str(item.dtype), tuple(item.shape), laid, data)
         if module == "numpy" and hasattr(item, "dtype") and hasattr(item, "tobytes"):  # a NumPy scalar
             return ("scalar", str(item.dtype), item.tobytes())
         if kind.__name__ == "dtype" and module == "numpy":
             return ("dtype", str(item))
+        if isinstance(item, ValuesOf):
+            return ("values", tuple(walk(x, depth + 1, False) for x in item))
         if isinstance(item, (list, tuple)):
-            return (kind.__qualname__, tuple(walk(x, depth + 1) for x in item))
+            return (kind.__qualname__, tuple(walk(x, depth + 1, layout) for x in item))
         if isinstance(item, dict):
-            return (kind.__qualname__, tuple((walk(k, depth + 1), walk(v, depth + 1)) for k, v in item.items()))
+            return (kind.__qualname__, tuple((walk(k, depth + 1, layout), walk(v, depth + 1, layout)) for k, v in item.items()))
         if isinstance(item, (set, frozenset)):
-            return (kind.__qualname__, tuple(sorted(repr(walk(x, depth + 1)) for x in item)))
+            return (kind.__qualname__, tuple(sorted(repr(walk(x, depth + 1, layout)) for x in item)))
         if isinstance(item, BaseException):
-            return ("exception", kind.__module__, kind.__qualname__, walk(item.args, depth + 1))
+            return ("exception", kind.__module__, kind.__qualname__, walk(item.args, depth + 1, layout))
         if hasattr(item, "bit_generator") and hasattr(item.bit_generator, "state"):  # numpy.random.Generator
-            return ("generator", kind.__qualname__, walk(item.bit_generator.state, depth + 1))
+            return ("generator", kind.__qualname__, walk(item.bit_generator.state, depth + 1, layout))
         if hasattr(item, "getstate") and kind.__module__ == "random":  # random.Random
-            return ("random", walk(item.getstate(), depth + 1))
+            return ("random", walk(item.getstate(), depth + 1, layout))
         if isinstance(item, os.PathLike):
             return ("path", kind.__qualname__, os.fspath(item))
         state: list[Any] = []
         if hasattr(item, "__dict__"):
-            state.append(walk(vars(item), depth + 1))
+            state.append(walk(vars(item), depth + 1, layout))
         for klass in kind.__mro__:
             for slot in getattr(klass, "__slots__", ()):
                 if isinstance(slot, str) and slot not in ("__dict__", "__weakref__") and hasattr(item, slot):
-                    state.append((slot, walk(getattr(item, slot), depth + 1)))
+                    state.append((slot, walk(getattr(item, slot), depth + 1, layout)))
         if not state and kind.__module__ == "builtins" and kind not in (object,):
             raise Uncheckable(f"a {kind.__qualname__} (no state this check can read)")
         if not state and not hasattr(item, "__dict__") and kind is not object:
@@ -201,9 +209,13 @@ class Shadow:
             os.close(descriptor)
 
     def __call__(self, keys: tuple[str, ...], original: Callable[..., Any], mutants: tuple[Callable[..., Any], ...],
-                 args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+                 args: tuple[Any, ...], kwargs: dict[str, Any], watches: tuple[str, ...] = ()) -> Any:
+        """``watches[i]``, when set, is the expression target that mutant ``i`` backs up: until that
+        expression has differed (or could not be checked) in this process, every evaluation of it was
+        the same, so the call's mutant is not run (the call still counts); from then on it is."""
         if getattr(self.inside, "active", False):  # inside a mutant: the functions it calls run as they are
             return original(*args, **kwargs)
+        watching = dict(zip(keys, watches or ("",) * len(keys), strict=True))
         with self.lock:
             if os.getpid() != self.pid:  # a forked child: its records are its own
                 self._reset()
@@ -223,6 +235,12 @@ class Shadow:
         except BaseException as error:  # noqa: BLE001 - compared, then raised again
             raised, result = error, None
         if wanted:
+            with self.lock:  # read after the call: a difference during it makes the call one to compare
+                vouched = [key for key, _ in wanted if watching[key] and watching[key] not in self.done]
+            for key in vouched:
+                self._count(key)
+            wanted = [(key, mutant) for key, mutant in wanted if key not in vouched]
+        if wanted:
             self._compare(wanted, pristine, why, raised, result, args, kwargs)
         if raised is not None:
             raise raised
@@ -233,7 +251,8 @@ class Shadow:
         expected: Any = None
         if not why:
             try:
-                expected = fingerprint((("raised", raised) if raised is not None else ("returned", result), args, kwargs))
+                expected = fingerprint((("raised", raised) if raised is not None else ("returned", result),
+                                        ValuesOf((args, kwargs))))
             except Uncheckable as error:
                 why = f"the outcome cannot be compared: {error}"
         for index, (key, mutant) in enumerate(wanted):
@@ -246,21 +265,26 @@ class Shadow:
                     and _renamed_message(outcome[1]) == _renamed_message(raised):
                 outcome = ("raised", raised)  # the same error, named after the renamed copy it came from
             try:
-                got = fingerprint((outcome, call[0], call[1]))
+                got = fingerprint((outcome, ValuesOf((call[0], call[1]))))
             except Uncheckable as error:
                 self._finish(key, "uncheckable", f"the mutant's outcome cannot be compared: {error}")
                 continue
             if got != expected:
                 parts = ("the outcome", "the positional arguments after the call", "the keyword arguments after the call")
-                mine, theirs = expected[1], got[1]  # ("tuple", (outcome, args, kwargs))
+                # ("tuple", (outcome, ("values", (args, kwargs)))) -> [outcome, args, kwargs]
+                mine, theirs = ([fp[1][0], *fp[1][1][1]] for fp in (expected, got))
                 part = next((i for i in range(3) if mine[i] != theirs[i]), 0)
                 where = first_difference(mine[part], theirs[part])
                 self._finish(key, "differs", f"call {self.calls.get(key, 0) + 1}: {parts[part]} differ ({where})")
                 continue
-            with self.lock:
-                count = self.calls[key] = self.calls.get(key, 0) + 1
-            if count & (count - 1) == 0:  # 1, 2, 4, 8, ...
-                self._record(key, "calls", n=count)
+            self._count(key)
+
+    def _count(self, key: str) -> None:
+        """One more call (or evaluation) found the same; recorded at 1, 2, 4, 8, ..."""
+        with self.lock:
+            count = self.calls[key] = self.calls.get(key, 0) + 1
+        if count & (count - 1) == 0:
+            self._record(key, "calls", n=count)
 
     def _run_mutant(self, run: Callable[[], Any]) -> tuple[str, Any]:
         """``("returned", value)`` or ``("raised", error)``; what the mutant calls runs unshadowed."""
@@ -321,10 +345,7 @@ class Shadow:
         if why is not None:
             self._finish(key, "differs", f"evaluation {number}: {why}")
             return
-        with self.lock:
-            count = self.calls[key] = number
-        if count & (count - 1) == 0:
-            self._record(key, "calls", n=count)
+        self._count(key)
 
     @staticmethod
     def wraps(wrapper: Callable[..., Any], original: Callable[..., Any], name: str) -> None:
