@@ -55,6 +55,7 @@ from vtgate.mutate import shadow, shadowexpr
 from vtgate.mutate.codemutants import OPERATORS, CodeMutant, ScopeError, generate, sample
 from vtgate.mutate.copies import PatchError, Scratch
 from vtgate.mutate.equivalence import REPLAY_SECONDS, Evidence, Target, differential_check
+from vtgate.mutate.gateorder import GateOrder
 from vtgate.mutate.judgecopy import (
     DEFAULT_LEDGER,
     ROOT_PLACEHOLDER,
@@ -646,6 +647,7 @@ def run_code_mutants(
         report.baseline_why = {name: f"{baseline[name].status}: {baseline[name].summary or baseline[name].error or ''}".strip()
                                for name in report.baseline_red}
         green.sort(key=lambda s: baseline[s.name].seconds)  # cheapest gate first: most kills cost one run
+        order = GateOrder({s.name: baseline[s.name].seconds for s in green})  # then what kills learned (gateorder)
         judge = judge_identity(shared.ambient.values, shared.ambient.isolated, suite.settings.python, versions)
         reach: Coverage = {s.name: measured[s.name] if measured is not None else None for s in green}
         evaluated = 0
@@ -708,7 +710,8 @@ def run_code_mutants(
             status: Status = "survived"
             killed_by: str | None = None
             detail = ""
-            reaching = [spec for spec in green if _reaches(reach[spec.name], mutant)]
+            reaching = order.arrange(mutant.path, mutant.function,
+                                     [spec for spec in green if _reaches(reach[spec.name], mutant)])
             if not reaching:
                 detail = "no gate's probes execute this line (coverage of the unmutated tree)"
             shadow_note = ""
@@ -736,6 +739,7 @@ def run_code_mutants(
                 judged = judge_copy(reaching, suite, copy, shared, pins, scope.env_for(copy), ran, results)
             if judged is not None:
                 status, killed_by, detail = judged
+            order.learn(mutant.path, mutant.function, ran, killed_by if status in KILLED else None)
             flaky = False
             if status in KILLED and killed_by is not None and mutant.digest in entries and remotely is None:
                 # A gate that kills a ledger entry refutes a claim ("delete the entry"): the gate is run
