@@ -4,7 +4,8 @@ One baseline check on the user's tree decides which gates can kill (green ones);
 by fork servers, and the line coverage below is measured at the same time. Each mutant is then
 applied to a throw-away copy of the tree (``git apply``, like a declared ``patch`` mutation, with the
 same stale-guard proof: the copy's source-tree hash is what the probes must report) and the green gates
-run on it one at a time, cheapest first, through the shared probe runs; the first gate that goes red
+run on it one at a time, cheapest first as long as nothing else is known (``vtgate.mutate.gateorder``:
+the order learns which gates kill), through the shared probe runs; the first gate that goes red
 kills the mutant and the rest are not run. A probe that crashes or times out under the mutant kills it
 too, listed apart (``killed-by-crash``, ``killed-by-timeout``). A survivor whose every observation
 equals the baseline's is *possibly equivalent*: the suite's probes could not see the change at all.
