@@ -109,6 +109,17 @@ def test_a_scope_that_matches_no_code_is_exit_2(blessed) -> None:
     assert done.returncode == 2  # the empty scope still wins
 
 
+def test_a_copy_that_leaves_out_what_the_probes_import_is_exit_2(blessed) -> None:
+    suite = blessed.suite_path.read_text()
+    blessed.suite_path.write_text(suite + '\n[mutate.code]\ncopy = ["docs"]\n')
+    done = blessed.vtgate("mutate", "--code")
+    assert done.returncode == 2
+    assert "copy = ['docs'] leaves out paths 'src/mutfake'" in done.stderr and "add 'src/mutfake'" in done.stderr
+    blessed.suite_path.write_text(suite + '\n[mutate.code]\ncopy = ["src/mutfake"]\n')
+    done = blessed.vtgate("mutate", "--code")
+    assert done.returncode == 2 and "leaves out [suite] pythonpath 'src'" in done.stderr
+
+
 def test_only_gates_whose_probes_reach_the_mutated_line_run(blessed) -> None:
     _, report = code_json(blessed, "--operator", "index-shift")
     in_cases = [m for m in report["mutants"] if m["function"] == "cases"]

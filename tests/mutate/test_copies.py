@@ -47,3 +47,22 @@ def test_every_copy_of_a_run_is_of_the_tree_listed_once_and_patched_alone(tmp_pa
         folder = scratch.path
     assert (root / "src" / "kernel.py").read_text() == "SCALE = 1.0\n"  # the user's tree is untouched
     assert not folder.exists()
+
+
+def test_a_copy_holds_only_what_copy_names_when_it_is_set(tmp_path: Path) -> None:
+    """``[mutate.code] copy``: a mutant's copy holds the files under the folders (or the files) it
+    names, nothing else of the tree; the patch still applies there."""
+    from vtgate.mutate.copies import selected
+
+    root = _repo(tmp_path)
+    (root / "docs").mkdir()
+    (root / "docs" / "big.md").write_text("not needed by any probe\n")
+    (root / "srcextra.txt").write_text("a name that only starts like src\n")
+    patch = tmp_path / "mutant.patch"
+    patch.write_text(DIFF)
+    with Scratch(only=["src", "notes.txt"]) as scratch:
+        copy = scratch.patched_copy(root, "m-1", patch, "mutant 1")
+        assert _files(copy) == {"src/kernel.py", "notes.txt"}
+        assert (copy / "src" / "kernel.py").read_text() == "SCALE = 1.001\n"
+    assert selected(["a/b.py", "ab.py", "c.txt"], ()) == ["a/b.py", "ab.py", "c.txt"]
+    assert selected(["a/b.py", "ab.py", "c.txt"], ["a/"]) == ["a/b.py"]

@@ -94,7 +94,7 @@ CACHE_VERSION = 2
 # and the expression rewriters) and its runtime too.
 SHADOW_VERSION = hashlib.sha256(b"".join(Path(path).read_bytes() for path in (
     shadow.__file__, shadowexpr.__file__, shadow.RUNTIME))).hexdigest()
-CODE_KEYS = frozenset({"paths", "exclude", "include_functions", "exclude_functions", "operators", "equivalents",
+CODE_KEYS = frozenset({"copy", "paths", "exclude", "include_functions", "exclude_functions", "operators", "equivalents",
                        "env", "dependencies"})
 DEPENDENCIES: tuple[str, ...] = ("numpy", "ml_dtypes")  # whose versions decide a verdict, with Python's
 LEDGER_INPUTS = 48  # the differential check's inputs per ledger entry (--equivalence N overrides)
@@ -303,9 +303,17 @@ def load_scope(suite: Suite) -> CodeScope:
     env = table.get("env", {})
     if not isinstance(env, Mapping) or not all(isinstance(v, str) for v in env.values()):
         raise SuiteError(f"{where}: 'env' must be a table of strings, e.g. env = {{ ENGINE_CACHE = \"{{root}}/.cache\" }}")
+    copied = tuple(p.strip("/") for p in _strings(table, "copy", where))
+    needed = [("paths", p) for p in paths] + [("[suite] pythonpath", p) for p in suite.settings.pythonpath] + (
+        [("[suite] source_tree", suite.settings.source_tree)] if suite.settings.source_tree else [])
+    for key, path in needed:
+        clean = path.strip("/")
+        if copied and not any(clean == c or clean.startswith(c + "/") or c == "." for c in copied):
+            raise SuiteError(f"{where}: copy = {list(copied)} leaves out {key} '{path}', which a mutant's copy needs: "
+                             f"add '{path}' (or a folder above it) to copy")
     return CodeScope(paths, _strings(table, "exclude", where), _strings(table, "include_functions", where),
                      _strings(table, "exclude_functions", where), operators, equivalents, dict(env),
-                     _strings(table, "dependencies", where, DEPENDENCIES))
+                     _strings(table, "dependencies", where, DEPENDENCIES), () if "." in copied else copied)
 
 
 def unmatched_ledger_entries(path: Path, mutants: Sequence[CodeMutant]) -> list[dict[str, str]]:
@@ -773,7 +781,7 @@ def run_code_mutants(
         # One mutant more in flight than probe jobs: while a mutant's copy is made or its gate judged
         # (vtgate's own work), the others keep the ``jobs`` probe slots busy; probes still run ``jobs`` at a time.
         mutant_threads = max(1, shared.jobs) + 1
-        with Scratch(suite.settings.artifacts, root_path) as scratch, \
+        with Scratch(suite.settings.artifacts, root_path, only=scope.copy) as scratch, \
                 remote_mutants(executor, suite, scope, root_path, shared, green) as remote, \
                 ThreadPoolExecutor(max_workers=mutant_threads) as pool:
             # Longest first (the summed baseline seconds of the gates that reach it: what it costs if it

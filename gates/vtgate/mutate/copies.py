@@ -51,6 +51,15 @@ def project_files(root: Path) -> list[str]:
     return names if names is not None else _walk_files(root)
 
 
+def selected(names: Sequence[str], only: Sequence[str]) -> list[str]:
+    """``names`` that are one of ``only`` (files or folders, relative) or under one; all of them when
+    ``only`` is empty (``[mutate.code] copy``)."""
+    kept = [p.strip("/") for p in only]
+    if not kept:
+        return list(names)
+    return [n for n in names if any(n == p or n.startswith(p + "/") for p in kept)]
+
+
 def copy_tree(root: Path, destination: Path, names: Sequence[str] | None = None) -> int:
     """Copy the project's files (``names``, default :func:`project_files`) to ``destination``."""
     if names is None:
@@ -118,11 +127,19 @@ def patched_files(patch: Path) -> list[str]:
 class Scratch:
     """A temporary folder holding every patched copy of one mutate run; removed on exit."""
 
-    def __init__(self, artifacts: Sequence[str] = (), project: Path | None = None) -> None:
+    def __init__(self, artifacts: Sequence[str] = (), project: Path | None = None, only: Sequence[str] = ()) -> None:
         self.path: Path | None = None
         self.artifacts = tuple(artifacts)  # [suite] artifacts: globs under ``project``, linked into each copy
         self.project = project
+        self.only = tuple(only)  # files or folders a copy holds (empty: all of them)
         self._files: dict[Path, list[str]] = {}  # root -> its project files, listed once per run
+
+    def _names(self, root: Path) -> list[str]:
+        """The files a copy of ``root`` gets: listed once per run (one 'git ls-files' for all copies)."""
+        names = self._files.get(root)
+        if names is None:
+            names = self._files[root] = selected(project_files(root), self.only)
+        return names
 
     def __enter__(self) -> Scratch:
         self.path = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX))
@@ -132,10 +149,7 @@ class Scratch:
         assert self.path is not None, "use Scratch as a context manager"
         copy = self.path / name
         copy.mkdir()
-        names = self._files.get(root)
-        if names is None:  # one 'git ls-files' per run, not per copy: the copies of one run share it
-            names = self._files[root] = project_files(root)
-        copy_tree(root, copy, names)
+        copy_tree(root, copy, self._names(root))
         if self.artifacts and self.project is not None:
             link_artifacts(self.project, self.artifacts, copy)
         apply_patch(copy, patch, shown)
@@ -146,10 +160,7 @@ class Scratch:
         assert self.path is not None, "use Scratch as a context manager"
         copy = self.path / name
         copy.mkdir()
-        names = self._files.get(root)
-        if names is None:
-            names = self._files[root] = project_files(root)
-        copy_tree(root, copy, names)
+        copy_tree(root, copy, self._names(root))
         if self.artifacts and self.project is not None:
             link_artifacts(self.project, self.artifacts, copy)
         return copy

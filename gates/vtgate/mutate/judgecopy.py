@@ -39,6 +39,7 @@ class CodeScope:
     equivalents: str = DEFAULT_LEDGER
     env: Mapping[str, str] = field(default_factory=dict)  # for mutant runs; "{root}" = the mutated copy
     dependencies: tuple[str, ...] = ("numpy", "ml_dtypes")  # packages whose versions decide a verdict
+    copy: tuple[str, ...] = ()  # what a mutant's copy holds (files or folders); empty: every project file
 
     def env_for(self, root: Path) -> dict[str, str]:
         return {name: value.replace(ROOT_PLACEHOLDER, str(root)) for name, value in self.env.items()}

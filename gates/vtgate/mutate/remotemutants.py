@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vtgate.errors import GateError
-from vtgate.mutate.copies import PatchError, apply_patch, copy_tree, link_artifacts
+from vtgate.mutate.copies import PatchError, apply_patch, copy_tree, link_artifacts, project_files, selected
 from vtgate.mutate.judgecopy import CodeScope, Status, judge_copy, tree_identity
 from vtgate.output import say
 from vtgate.run.execute import AmbientEnv, SharedRuns
@@ -211,13 +211,14 @@ def _tar(folder: Path, what: str, limit_mb: float, fix: str) -> Archive:
 
 
 def pack_base(root: Path, suite: Suite, scope: CodeScope, limit_mb: float) -> tuple[Archive, str, tuple[str, ...]]:
-    """The tree under test as a mutant copy holds it (git's files, uncommitted edits included, and
-    ``[suite] artifacts``), its tree hash, and the artifact paths in it."""
+    """The tree under test as a mutant copy holds it (git's files, uncommitted edits included, only
+    those under ``[mutate.code] copy`` when it is set, and ``[suite] artifacts``), its tree hash, and
+    the artifact paths in it."""
 
     with tempfile.TemporaryDirectory(prefix="vtgate-dask-base-") as scratch:
         staged = Path(scratch) / "base"
         staged.mkdir()
-        copy_tree(root, staged)
+        copy_tree(root, staged, selected(project_files(root), scope.copy))
         before = {p.relative_to(staged).as_posix() for p in staged.rglob("*") if p.is_file()}
         if suite.settings.artifacts:
             link_artifacts(root, suite.settings.artifacts, staged)
