@@ -31,6 +31,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
+from fractions import Fraction
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,7 @@ import numpy as np
 
 from vtengine import checkpoint, numerics, processstate, tokenizer
 from vtengine.arms import select_arms
-from vtengine.attention import BF16, paged_attention, paged_attention_rows
+from vtengine.attention import BF16, gather_kv, paged_attention, paged_attention_rows
 from vtengine.config import ModelConfig
 from vtengine.dequant import DequantCache
 from vtengine.draws import KNOB_VALUES, pairwise
@@ -272,6 +273,8 @@ def numerics_cases(corpus: Corpus, rng: np.random.Generator) -> None:
             for name, kernel in (("gemv_default", gemv_default), ("gemv_bf16_dot", gemv_bf16_dot)):
                 corpus.add(f"numerics/{name} {i} {m}x{k}x{n}{' edges' if edges else ''}", kernel, x, w_t,
                            watch=(x, w_t))
+    corpus.add("numerics/fma_f32 next to float32 midpoints, against exact rationals", _fma_against_exact,
+               *fma_hard_cases())
     histories = [[], [1], [1, 2, 1, 2, 1], [3, 3, 3, 3], [5, 6, 7, 5, 6, 7, 5, 6], [0, 1, 0, 2, 0, 1, 0]]
     for i, history in enumerate(histories):
         for ngram in (0, 1, 2, 3, 9):
@@ -1281,6 +1284,70 @@ def attention_cases(corpus: Corpus, rng: np.random.Generator) -> None:
                        paged_attention_rows, rows_q, k_cache, v_cache, table, np.array(ctxs), scale, row["arm"], watch=(rows_q, k_cache, v_cache))
 
 
+# block tables a caller may hand the public kernels that the cache cannot serve: a block past the pool,
+# a negative id, fewer blocks than the context needs, an empty table, float and bool ids
+BAD_TABLES: tuple[tuple[str, Any], ...] = (
+    ("a block past the pool", [1, 4]), ("a block far past the pool", [0, 1000]), ("a negative block", [-1, 0]),
+    ("too negative a block", [-5, 0]), ("fewer blocks than ctx needs", [0]), ("an empty table", []),
+    ("float ids", np.array([0.0, 1.0])), ("bool ids", np.array([True, False])))
+
+
+def _bad_table_cases(corpus: Corpus) -> None:
+    """Each public kernel that reads a block table, given one the 4-block cache cannot serve (and a
+    context past what the table covers, zero and negative): refused, or what comes back."""
+    k_cache = (np.arange(2 * 4 * 4 * 2, dtype=np.float32).reshape(2, 4, 4, 2) / 16).astype(np.float32)
+    v_cache = (np.arange(2 * 4 * 2 * 4, dtype=np.float32).reshape(2, 4, 2, 4) / 32).astype(np.float32)
+    q, scale = np.linspace(-1, 1, 4 * 4, dtype=np.float32).reshape(4, 4), np.float32(0.5)
+    for label, ids in BAD_TABLES:
+        table = ids if isinstance(ids, np.ndarray) else np.array(ids, dtype=np.intp)
+        for ctx in (3, 4):
+            corpus.add(f"attention/bad table {label} ctx={ctx}: gather_kv", gather_kv, k_cache, v_cache, table, ctx)
+            for arm in ("default", "scalar_fma"):
+                corpus.add(f"attention/bad table {label} ctx={ctx}: paged_attention {arm}",
+                           paged_attention, q, k_cache, v_cache, table, ctx, scale, arm, watch=(q, k_cache, v_cache))
+        corpus.add(f"attention/bad table {label}: paged_attention_rows", paged_attention_rows, q[None].repeat(2, 0),
+                   k_cache, v_cache, table, np.array([1, 4]), scale)
+    table = np.array([2, 0, 3], dtype=np.intp)
+    for ctx in (0, -1, 7, 9):
+        corpus.add(f"attention/context {ctx} on a 3-block table: paged_attention", paged_attention, q, k_cache,
+                   v_cache, table, ctx, scale)
+
+
+def _correctly_rounded(q: Fraction) -> np.float32:
+    """The float32 nearest the exact rational ``q`` (ties to even), by comparing exact distances."""
+    near = np.float32(float(q))
+    candidates = (np.nextafter(near, np.float32(-np.inf)), near, np.nextafter(near, np.float32(np.inf)))
+    return min(candidates, key=lambda v: (abs(Fraction(float(v)) - q), int(np.array(v).view(np.int32)) & 1))
+
+
+def fma_hard_cases() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``a*b + c`` where the exact value lies within 2**-46 (relative) of a float32 midpoint, above or
+    below it, both parities of ``c``'s last bit, both signs, the product smaller and larger than the
+    addend, at several exponents: where one rounding and two (float64, then float32) part."""
+    a, b, c = [], [], []
+    tiny = 2.0**-23
+    for scale in (2.0**-20, 1.0, 2.0**30):
+        for step in range(4):  # c's last mantissa bit 0, 1, 0, 1
+            for sign in (1.0, -1.0):
+                for above in (False, True):
+                    x, y = 2.0**-12 * (1 + tiny), 2.0**-12 * ((1 + tiny) if above else (1 - tiny))
+                    addend = sign * (1 + step * tiny) * scale
+                    a.append(sign * x * math.sqrt(scale) if scale != 2.0**-20 else sign * x * 2.0**-10)
+                    b.append(y * math.sqrt(scale) if scale != 2.0**-20 else y * 2.0**-10)
+                    c.append(addend)
+                    a.append(addend)  # the product larger than the addend: a*b = addend, c = the small one
+                    b.append(1.0)
+                    c.append(sign * x * y * scale)
+    return np.array(a, np.float32), np.array(b, np.float32), np.array(c, np.float32)
+
+
+def _fma_against_exact(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> Any:
+    """fma_f32's results at the hard cases, and which of them are the correctly rounded float32."""
+    got = numerics.fma_f32(a, b, c)
+    exact = [_correctly_rounded(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))) for x, y, z in zip(a, b, c)]
+    return got, [bool(np.array(g).view(np.int32) == np.array(e).view(np.int32)) for g, e in zip(got, exact)]
+
+
 def _dispatched(arm: str, q_dtype: str, kv_dtype: str) -> str:
     """The name of the body ``dispatch_body`` picks (a function's text would be its address)."""
     from vtengine.attention import dispatch_body
@@ -1296,6 +1363,7 @@ def _arm_record(kernel: str, name: str) -> Any:
 
 def attention_and_dispatch_cases(corpus: Corpus, rng: np.random.Generator) -> None:
     attention_cases(corpus, rng)
+    _bad_table_cases(corpus)
     dispatch_cases(corpus)
 
 

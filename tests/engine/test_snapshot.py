@@ -1,6 +1,6 @@
 """The API snapshot (vtengine/snapshot.py): what it records of a call, that a run is reproducible,
 and that bugs nobody wrote a contract for change the pinned outcomes. The planted bugs are real
-patches outside reviewers wrote (benchmarks/freshbugs/set-l to set-t), applied to a copy of vtengine: each
+patches outside reviewers wrote (benchmarks/freshbugs/set-l to set-v), applied to a copy of vtengine: each
 group of the corpus, run in a fresh interpreter on the patched copy, must differ from the committed
 goldens (goldens/default/api-snapshot.json and api-snapshot-cli.json) at a call of the class the bug breaks; the unpatched copy
 equals it."""
@@ -192,6 +192,8 @@ def test_the_golden_was_blessed_with_the_seed_the_tests_use() -> None:
     ("set-t/02.patch", ["engine"], "engine/head_dim 98: forward_logits"),  # np.arange with a float step
     ("set-t/07.patch", ["engine"], "engine/00 the default KV cache grows while every block holds data"),  # np.resize
     ("set-t/14.patch", ["tokenizer"], "tokenizer/decode int64 array"),  # bytes() of an array's buffer
+    ("set-v/04.patch", ["attention"], "attention/bad table a block past the pool"),  # take(mode="clip")
+    ("set-v/12.patch", ["numerics"], "numerics/fma_f32 next to float32 midpoints"),  # Fast2Sum for TwoSum
 ])
 def test_a_bug_nobody_wrote_a_contract_for_changes_the_pinned_calls(tmp_path: Path, patch: str, groups: list[str],
                                                                   where: str) -> None:
