@@ -25,6 +25,8 @@ MODULE = '''"""A module to shadow."""
 
 from __future__ import annotations
 
+import pathlib
+
 import numpy as np
 
 CACHE = {}
@@ -62,6 +64,17 @@ def note(key):
 
 def counted(xs):
     yield from (x * 0.5 for x in xs)
+
+
+def marked(path, n):
+    flag = pathlib.Path(path)
+    flag.touch()
+    return n * 0.5
+
+
+def shown(n):
+    print(n)
+    return n * 0.5
 '''
 
 
@@ -291,6 +304,14 @@ def test_plan_refuses_functions_with_effects_outside_their_arguments() -> None:
         lambda path: MODULE, expressions=False)
     planned = {t.mutant.function for t in targets}
     assert planned == {"scaled", "Counter.add", "fill"}  # self and a parameter's items are arguments
+    # a file touched through a name of its own, or the console written: effects outside the arguments
+    touched, printed = _mutants(MODULE, "marked"), _mutants(MODULE, "shown")
+    outside, refused_outside = shadow.plan([*touched, *printed], lambda path: MODULE, expressions=False)
+    assert outside == [] and len(refused_outside) == len(touched) + len(printed)
+    assert all(".touch()" in refused_outside[m.digest] for m in touched)
+    assert all("print()" in refused_outside[m.digest] for m in printed)
+    at_expressions, _ = shadow.plan([*touched, *printed], lambda path: MODULE)
+    assert at_expressions and not [t for t in at_expressions if isinstance(t, shadow.Target)]  # and no backup
     why = {m: r for m, r in refused.items()}
     reasons = " | ".join(why.values())
     assert "stores into CACHE, which is not its own" in reasons

@@ -15,7 +15,9 @@ arguments, so an entry gets a shadow verdict only when all of these are checked:
 
 - its function is a plain ``def`` at module level or in a class (not decorated, not a generator or
   coroutine), with no ``global`` statement, no store into (and no mutating method call on) a name that
-  is not its own (a module-level cache, a registry): an *effect outside its arguments*, read from its AST;
+  is not its own (a module-level cache, a registry), and no call that acts outside the process's
+  objects whatever its receiver (``touch``, ``write_text``, ``unlink``, ``os``/``shutil``/``subprocess``
+  functions, ``print``, ``open`` to write): an *effect outside its arguments*, read from its AST;
 - every call of it was copied and compared (a lock or a C object among its arguments: uncheckable);
 - the shadow copy's gates are green with the same observations as the unmutated tree's (running each
   mutant next to the original must not have disturbed anything a probe sees: a counter bumped twice, a
@@ -52,6 +54,39 @@ MUTATING = frozenset({
     "send", "sendall", "acquire", "release", "set", "seed", "shuffle", "__setitem__", "__delitem__",
     "move_to_end", "appendleft", "extendleft", "popleft",
 })
+
+
+# Effects outside the process's objects, whatever the receiver (a local ``Path`` still touches the
+# disk): files, folders, processes, sockets, the console; and the modules whose functions have them.
+EXTERNAL = frozenset({
+    "write", "writelines", "write_text", "write_bytes", "mkdir", "makedirs", "unlink", "rename", "replace", "touch",
+    "rmdir", "symlink_to", "hardlink_to", "chmod", "send", "sendall", "kill", "terminate", "flush", "truncate",
+})
+EXTERNAL_MODULES = frozenset({"os", "shutil", "subprocess", "tempfile", "signal", "socket", "sys"})
+PURE_OF_EXTERNAL = frozenset({"os.path", "os.fspath", "os.getenv", "os.environ.get", "os.getpid", "os.sep", "sys.modules",
+                              "sys.version_info", "sys.maxsize", "sys.byteorder"})
+
+
+def _external(call: ast.Call) -> str | None:
+    """Why ``call`` may change something outside the process's objects (None: its form shows nothing)."""
+    function = call.func
+    if isinstance(function, ast.Name) and function.id in ("print", "input", "exec", "eval", "breakpoint"):
+        return f"calls {function.id}()"
+    if isinstance(function, ast.Name) and function.id == "open":
+        mode = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "mode"), None)
+        if mode is not None and not (isinstance(mode, ast.Constant) and isinstance(mode.value, str)
+                                     and not set(mode.value) & set("wax+")):
+            return "opens a file to write"
+        return None
+    if isinstance(function, ast.Attribute):
+        dotted = ast.unparse(function)
+        root = _root(function)
+        if isinstance(root, ast.Name) and root.id in EXTERNAL_MODULES and not any(
+                dotted == p or dotted.startswith(p + ".") for p in PURE_OF_EXTERNAL):
+            return f"calls {dotted}()"
+        if function.attr in EXTERNAL:
+            return f"calls .{function.attr}(), which acts outside the process's objects"
+    return None
 
 
 @dataclass(frozen=True)
@@ -165,6 +200,10 @@ def outside_effect(function: ast.FunctionDef, tree: ast.Module) -> str | None:
             root = _root(node.func.value)
             if isinstance(root, ast.Name) and root.id not in local:
                 return f"calls {ast.unparse(node.func)}() on a name that is not its own (line {node.lineno})"
+        if isinstance(node, ast.Call):
+            why = _external(node)
+            if why is not None:
+                return f"{why} (line {node.lineno})"
     return None
 
 
