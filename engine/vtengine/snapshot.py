@@ -1344,8 +1344,8 @@ def fma_hard_cases() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _fma_against_exact(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> Any:
     """fma_f32's results at the hard cases, and which of them are the correctly rounded float32."""
     got = numerics.fma_f32(a, b, c)
-    exact = [_correctly_rounded(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))) for x, y, z in zip(a, b, c)]
-    return got, [bool(np.array(g).view(np.int32) == np.array(e).view(np.int32)) for g, e in zip(got, exact)]
+    exact = [_correctly_rounded(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))) for x, y, z in zip(a, b, c, strict=True)]
+    return got, [bool(np.array(g).view(np.int32) == np.array(e).view(np.int32)) for g, e in zip(got, exact, strict=True)]
 
 
 def _dispatched(arm: str, q_dtype: str, kv_dtype: str) -> str:
