@@ -1685,7 +1685,7 @@ def _cli_run_in(folder: Path, argv: list[str], tmp: str) -> Any:
 
 
 GROUPS = ("numerics", "tokenizer", "knobs", "attention", "provenance", "checkpoint", "engine", "cli", "processes",
-          "surface")
+          "surface", "boundaries")
 
 # a child process: this package's tree first on its path, a hash seed of its own, its result as JSON
 CHILD = """
@@ -1781,7 +1781,7 @@ def _program(argv: list[str], cache: Path) -> Any:
 
 # modules that check the engine rather than being it (their own surface is no caller's API)
 CHECKERS = frozenset({"snapshot", "processstate", "properties", "families", "draws", "reference", "sequences",
-                      "probes", "armcheck", "clirunner", "__main__"})
+                      "probes", "armcheck", "clirunner", "boundaries", "__main__"})
 MISSPELT = "snapshot_misspelt"  # a keyword no public callable has: what a typo in a caller's keyword meets
 
 
@@ -1950,6 +1950,61 @@ def surface_cases(corpus: Corpus) -> None:
                 instance.close()
 
 
+# -- boundaries: the engine's own calls, replayed at each argument's edges --------------------------------
+
+def _files_state(root: Path) -> list[str]:
+    """Every path under ``root`` with a digest of its bytes (what a call wrote), digests in names as <hex>."""
+    found = []
+    for top, dirs, files in os.walk(root):
+        for name in sorted(dirs + files):
+            path = Path(top) / name
+            body = ""
+            if path.is_file() and not path.is_symlink():
+                body = " " + hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+            found.append(re.sub(r"[0-9a-f]{16,}", "<hex>", str(path.relative_to(root))) + body)
+    return sorted(found)
+
+
+def boundary_cases(corpus: Corpus) -> None:
+    """The engine's own calls of its public functions, methods and constructors, recorded over a small
+    workload and replayed as recorded and at each argument's edges (:mod:`vtengine.boundaries`): each
+    outcome, what a method left in its object, the files a call wrote and whether it changed the
+    environment."""
+    from vtengine import boundaries
+
+    files = Path(corpus.tmp) / "boundaries" / "files"
+    pristine = files.parent / "pristine"
+    files.mkdir(parents=True)
+    quiet = {"HOME": str(files / "home"), "VT_CACHE_DIR": str(files / "vtcache")}
+    with unset([*KNOB_SPELLINGS, "CI"]), scoped_env(quiet):  # the process's own knobs and home are not inputs
+        with boundaries.recording(boundaries.targets(_public_modules())) as recorder:
+            boundaries.workload(files)
+        shutil.copytree(files, pristine, symlinks=True)
+        before = _files_state(files)
+        numbers: dict[str, int] = {}
+        for record in recorder.records:
+            name = record.target.name
+            numbers[name] = numbers.get(name, -1) + 1
+            prefix = f"boundaries/{name}#{numbers[name]}"
+            corpus.cases[f"{prefix} recorded with"] = record.shape
+            for replay in boundaries.replays(record):
+                with boundaries.environment_kept() as changed:
+                    text = outcome(replay.call, corpus.tmp, replay.watch)
+                if replay.owner is not None:
+                    text += "; leaves " + brief(canon(boundaries.state_of(replay.owner), corpus.tmp))
+                if changed[0]:
+                    text += "; changed the environment"
+                after = _files_state(files)
+                if after != before:
+                    text += "; files " + brief(canon(after))
+                    shutil.rmtree(files)
+                    shutil.copytree(pristine, files, symlinks=True)
+                case = f"{prefix} {replay.label}"
+                if case in corpus.cases:
+                    raise ValueError(f"snapshot case {case!r} twice")
+                corpus.cases[case] = text
+
+
 def run(seed: int, only: list[str] | None = None) -> dict[str, str]:
     """Every case's outcome, by case id, for the groups named (default all). Deterministic for a seed."""
     unknown = sorted(set(only or ()) - set(GROUPS))
@@ -1971,6 +2026,7 @@ def run(seed: int, only: list[str] | None = None) -> dict[str, str]:
             "cli": lambda rng: cli_cases(corpus),
             "processes": lambda rng: processes_cases(corpus),
             "surface": lambda rng: surface_cases(corpus),
+            "boundaries": lambda rng: boundary_cases(corpus),
         }
         private = Path(tmp) / "tmp"  # tempfile's folder while the groups run: what they leave is theirs
         private.mkdir()
