@@ -1952,15 +1952,20 @@ def surface_cases(corpus: Corpus) -> None:
 
 # -- boundaries: the engine's own calls, replayed at each argument's edges --------------------------------
 
-def _files_state(root: Path) -> list[str]:
-    """Every path under ``root`` with a digest of its bytes (what a call wrote), digests in names as <hex>."""
+def _files_state(root: Path, digests: dict[tuple[str, int, int, int], str]) -> list[str]:
+    """Every path under ``root`` with a digest of its bytes (what a call wrote), digests in names as <hex>;
+    a file's digest is reused while its path, size, inode and modification time stay the same."""
     found = []
     for top, dirs, files in os.walk(root):
         for name in sorted(dirs + files):
             path = Path(top) / name
             body = ""
             if path.is_file() and not path.is_symlink():
-                body = " " + hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+                info = path.stat()
+                key = (str(path), info.st_size, info.st_ino, info.st_mtime_ns)
+                if key not in digests:
+                    digests[key] = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+                body = " " + digests[key]
             found.append(re.sub(r"[0-9a-f]{16,}", "<hex>", str(path.relative_to(root))) + body)
     return sorted(found)
 
@@ -1980,7 +1985,8 @@ def boundary_cases(corpus: Corpus) -> None:
         with boundaries.recording(boundaries.targets(_public_modules())) as recorder:
             boundaries.workload(files)
         shutil.copytree(files, pristine, symlinks=True)
-        before = _files_state(files)
+        digests: dict[tuple[str, int, int, int], str] = {}
+        before = _files_state(files, digests)
         numbers: dict[str, int] = {}
         for record in recorder.records:
             name = record.target.name
@@ -1994,7 +2000,7 @@ def boundary_cases(corpus: Corpus) -> None:
                     text += "; leaves " + brief(canon(boundaries.state_of(replay.owner), corpus.tmp))
                 if changed[0]:
                     text += "; changed the environment"
-                after = _files_state(files)
+                after = _files_state(files, digests)
                 if after != before:
                     text += "; files " + brief(canon(after))
                     shutil.rmtree(files)

@@ -18,7 +18,8 @@ import pytest
 from vtengine import snapshot
 
 REPO = Path(__file__).resolve().parents[2]
-GOLDENS = tuple(REPO / "goldens" / "default" / f"api-snapshot{part}.json" for part in ("", "-cli", "-processes"))
+GOLDENS = tuple(REPO / "goldens" / "default" / f"api-snapshot{part}.json"
+                for part in ("", "-cli", "-processes", "-boundaries"))
 RUN_GROUPS = """
 import json, sys
 from vtengine import snapshot
@@ -155,7 +156,7 @@ def _changed(tmp_path: Path, groups: list[str], patch: str | None,
 
 def test_the_golden_was_blessed_with_the_seed_the_tests_use() -> None:
     suite = (REPO / "goldens" / "gates.toml").read_text()
-    assert suite.count('probe = "vtengine.snapshot:probe"\nargs  = { seed = 20261206, only = [') == 3
+    assert suite.count('probe = "vtengine.snapshot:probe"\nargs  = { seed = 20261206, only = [') == 4
 
 
 @pytest.mark.parametrize("patch, groups, where", [
@@ -194,6 +195,10 @@ def test_the_golden_was_blessed_with_the_seed_the_tests_use() -> None:
     ("set-t/14.patch", ["tokenizer"], "tokenizer/decode int64 array"),  # bytes() of an array's buffer
     ("set-v/04.patch", ["attention"], "attention/bad table a block past the pool"),  # take(mode="clip")
     ("set-v/12.patch", ["numerics"], "numerics/fma_f32 next to float32 midpoints"),  # Fast2Sum for TwoSum
+    # the boundaries group alone, on the engine's own calls moved to their edges (no corpus row names these)
+    ("set-v/04.patch", ["boundaries"], "boundaries/attention.gather_kv"),  # a -1 in the table clamped, not wrapped
+    ("set-u/12.patch", ["boundaries"], "boundaries/attention.attend_rows"),  # scores overflow with keys x 2**100
+    ("set-u/01.patch", ["boundaries"], "boundaries/tokenizer.decode"),  # a negative id
 ])
 def test_a_bug_nobody_wrote_a_contract_for_changes_the_pinned_calls(tmp_path: Path, patch: str, groups: list[str],
                                                                   where: str) -> None:
