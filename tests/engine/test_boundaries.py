@@ -5,6 +5,7 @@ reports. That its gate sees real bugs is in tests/engine/test_snapshot.py (set-u
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 import types
 from pathlib import Path
@@ -150,12 +151,10 @@ def test_a_method_s_replay_is_on_a_fresh_copy_of_its_object_and_reports_it(plant
 
 
 def test_environment_kept_puts_the_environment_back_and_says_it_changed(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("VT_BOUNDARIES_TEST", "1")
+    monkeypatch.setenv("BOUNDARIES_TEST_VARIABLE", "1")
     with boundaries.environment_kept() as changed:
-        import os
-
-        del os.environ["VT_BOUNDARIES_TEST"]
-    assert changed == [True] and os.environ["VT_BOUNDARIES_TEST"] == "1"
+        del os.environ["BOUNDARIES_TEST_VARIABLE"]
+    assert changed == [True] and os.environ["BOUNDARIES_TEST_VARIABLE"] == "1"
     with boundaries.environment_kept() as changed:
         pass
     assert changed == [False]
