@@ -174,3 +174,18 @@ def test_ctrl_c_kills_running_probes_and_exits_130(project) -> None:
     assert "interrupted: vtgate check (probe runs stopped; no report written)" in stderr
     gone = not psutil.pid_exists(sleeper) or psutil.Process(sleeper).status() == psutil.STATUS_ZOMBIE
     assert gone
+
+
+def test_a_probe_killed_at_its_timeout_leaves_no_temporary_files(project, tmp_path) -> None:
+    # the probe makes a temporary folder, then hangs: SIGKILL gives it no chance to remove it; vtgate
+    # gave it a TMPDIR of its own and removes that when it exits
+    own_tmp = tmp_path / "tmp"
+    own_tmp.mkdir()
+    made = project.root / "made.txt"
+    script = f"d=$(mktemp -d); echo $d > {made}; echo about to hang >&2; sleep 300"
+    project.write_suite(_gate("hang", f'{{ cmd = ["sh", "-c", "{script}"] }}', "timeout = 1\n"), header="")
+    done, report = project.check_json(env={"TMPDIR": str(own_tmp)})
+    assert done.returncode == 3 and report["gates"][0]["error_kind"] == "timeout"
+    folder = made.read_text().strip()
+    assert folder.startswith(str(own_tmp) + "/vtgate-probes-")  # the probe's TMPDIR was vtgate's folder
+    assert list(own_tmp.iterdir()) == []  # removed with everything the probe left in it

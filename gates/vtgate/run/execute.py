@@ -13,9 +13,12 @@ error of kind "stale". Planning gates into runs and judging them is ``vtgate.run
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -114,6 +117,22 @@ def _argv(key: ProbeKey, settings: SuiteSettings) -> list[str]:
     return [part.replace(PYTHON_PLACEHOLDER, python) for part in key.probe.cmd or ()]
 
 
+_SCRATCH: list[Path] = []
+_SCRATCH_LOCK = threading.Lock()
+
+
+def probe_scratch() -> Path:
+    """This process's folder for its probes' temporary files, their ``TMPDIR``: a probe killed at its
+    timeout, on a cancel or on Ctrl-C cannot remove its own (it gets SIGKILL), so this process removes
+    the whole folder when it exits. Made inside the ``TMPDIR`` vtgate itself was given."""
+    with _SCRATCH_LOCK:
+        if not _SCRATCH or not _SCRATCH[0].is_dir():
+            folder = Path(tempfile.mkdtemp(prefix=f"vtgate-probes-{os.getpid()}-"))
+            atexit.register(shutil.rmtree, folder, True)
+            _SCRATCH[:] = [folder]
+        return _SCRATCH[0]
+
+
 def probe_environment(key: ProbeKey, root: Path, settings: SuiteSettings,
                       ambient: AmbientEnv | None = None) -> dict[str, str]:
     """os.environ (without the ambient knobs when isolated), then the run's env (mutation env under
@@ -134,6 +153,8 @@ def probe_environment(key: ProbeKey, root: Path, settings: SuiteSettings,
     if entries:
         env["PYTHONPATH"] = os.pathsep.join(entries)
     env.setdefault("PYTHONHASHSEED", "0")
+    if "TMPDIR" not in dict(key.env):  # (a run that sets its own TMPDIR keeps it)
+        env["TMPDIR"] = str(probe_scratch())
     return env
 
 

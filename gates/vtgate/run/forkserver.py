@@ -37,6 +37,7 @@ import select
 import signal
 import socket
 import sys
+import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -101,6 +102,7 @@ def _child(probe: str, args: Mapping[str, Any], env: Mapping[str, str], result_f
         os.execve(sys.executable, argv, dict(env))
     os.environ.clear()
     os.environ.update(env)
+    tempfile.tempdir = None  # the run's TMPDIR, not one the server's import may have looked up
     from vtgate.run.child import main
 
     return main([probe, "--args", json.dumps(args)])
@@ -229,6 +231,7 @@ def _become_server(request: Mapping[str, Any], fds: Sequence[int], zygote_env: M
         os.execve(sys.executable, [sys.executable, "-m", "vtgate.run.forkserver", module], env)
     os.environ.clear()
     os.environ.update(env)
+    tempfile.tempdir = None
     sys.path[:] = [*front, *sys.path[1:]]  # the zygote's own cwd entry (first) gives way to the server's
     sys.path_importer_cache.clear()
     importlib.invalidate_caches()
