@@ -2,7 +2,9 @@
 detached worktree of HEAD with the patch applied, ``vtgate check --root <worktree>``, and the gates
 that went red (or the exit code when the suite could not run). A bug is **killed** when the check
 exits 1 (a gate red) or 3 (a probe crashed on the bugged engine: the suite saw it); it **survives**
-on exit 0. A patch that no longer applies is reported, not counted.
+on exit 0. A patch that no longer applies is reported, not counted. The clean tree is checked first
+with the whole suite: a gate that is red (or a probe that crashes) without any patch would "kill"
+every bug, so the script stops there, naming it.
 
     .venv/bin/python benchmarks/judge_bugs.py BUGS_FOLDER [--json OUT] [-j 2] [--only 01,02] [--first G,G]
 
@@ -32,20 +34,22 @@ def git(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
 
 
-def judge(patch: Path, jobs: int, scratch: Path, first: list[str]) -> dict[str, object]:
-    tree = scratch / patch.stem
+def judge(patch: Path | None, jobs: int, scratch: Path, first: list[str]) -> dict[str, object]:
+    """``patch`` applied to a worktree of HEAD and judged (None: the clean tree, the whole suite)."""
+    name = patch.stem if patch is not None else "clean"
+    tree = scratch / name
     added = git("worktree", "add", "--detach", str(tree), "HEAD")
     if added.returncode:
         raise SystemExit(f"git worktree add failed: {added.stderr}")
     try:
-        applied = git("apply", str(patch.resolve()), cwd=tree)
-        if applied.returncode:
-            return {"bug": patch.stem, "status": "does not apply", "detail": applied.stderr.strip()}
+        applied = git("apply", str(patch.resolve()), cwd=tree) if patch is not None else None
+        if applied is not None and applied.returncode:
+            return {"bug": name, "status": "does not apply", "detail": applied.stderr.strip()}
         started = time.perf_counter()
         runs = [("first", [a for g in first for a in ("-g", g)])] if first else []
         runs.append(("suite", []))
         for decided_by, selection in runs:
-            report = scratch / f"{patch.stem}-{decided_by}.json"
+            report = scratch / f"{name}-{decided_by}.json"
             done = subprocess.run([VTGATE, "check", "--suite", str(REPO / "goldens" / "gates.toml"), "--root",
                                    str(tree), "-j", str(jobs), *selection, "--json", str(report)], cwd=REPO,
                                   capture_output=True, text=True, timeout=1800, check=False)
@@ -58,7 +62,7 @@ def judge(patch: Path, jobs: int, scratch: Path, first: list[str]) -> dict[str, 
             red = [g["name"] for g in data.get("gates", []) if g.get("status") not in ("green", "skipped")]
         status = {0: "survived", 1: "killed", 3: "killed (a probe crashed)"}.get(done.returncode,
                                                                               f"exit {done.returncode}")
-        return {"bug": patch.stem, "status": status, "exit": done.returncode, "red": red, "decided_by": decided_by,
+        return {"bug": name, "status": status, "exit": done.returncode, "red": red, "decided_by": decided_by,
                 "seconds": round(seconds, 1), "stderr_tail": done.stderr.strip().splitlines()[-3:]}
     finally:
         git("worktree", "remove", "--force", str(tree))
@@ -81,6 +85,12 @@ def main() -> int:
     scratch = Path(tempfile.mkdtemp(prefix="judge-bugs-"))
     results = []
     try:
+        clean = judge(None, args.j, scratch, [])
+        if clean["exit"] != 0:
+            raise SystemExit(f"the suite is not green on the clean tree (HEAD): exit {clean['exit']}, red "
+                             f"{', '.join(clean['red']) or 'none'} ({clean['stderr_tail']}); every bug would "  # type: ignore[arg-type]
+                             "count as killed by it: fix the suite (or the tree) first")
+        print(f"clean tree: green in {clean['seconds']} s", flush=True)
         for patch in patches:
             result = judge(patch, args.j, scratch, [g for g in args.first.split(",") if g])
             results.append(result)
