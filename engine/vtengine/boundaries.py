@@ -40,6 +40,7 @@ import numpy as np
 
 RECORDS_PER_CALLABLE = 2  # the first call, and the first whose argument types or shapes differ from it
 MAX_BYTES = 1 << 20  # arrays in one call's arguments
+ARRAY_LIKE_ELEMENTS = 4096  # an array this small is also given as nested lists
 # functions whose result is the engine's own location or source: no behaviour of an input's edge
 SELF_DESCRIBING = frozenset({"provenance.package_dir", "provenance.source_info", "provenance.check_single_tree",
                              "model.generator_digest"})
@@ -203,6 +204,9 @@ def _float_array_edges_quiet(value: np.ndarray) -> list[tuple[str, Any]]:
     # another width (not float16: how NumPy promotes it beside a float32 changed between 1.x and 2.x)
     other = np.float64 if value.dtype != np.float64 else np.float32
     edges.append((f"as {np.dtype(other).name}", value.astype(other)))
+    if value.dtype == np.float32:  # float64 values between float32 neighbours: rounded once, or twice
+        wide = value.astype(np.float64)
+        edges.append(("as float64 off the float32 grid", np.nextafter(wide + wide * 2.0 ** -9, np.inf)))
     return edges
 
 
@@ -238,6 +242,8 @@ def _array_edges(value: np.ndarray) -> list[tuple[str, Any]]:
     frozen = value.copy()
     frozen.flags.writeable = False
     edges.append(("read-only", frozen))
+    if value.size <= ARRAY_LIKE_ELEMENTS and value.dtype.kind in "biuf" and value.dtype.itemsize >= 2:
+        edges.append(("as nested lists", value.tolist()))  # an array-like: what np.asarray would take
     return edges
 
 

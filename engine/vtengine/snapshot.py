@@ -647,6 +647,26 @@ def engine_cases(corpus: Corpus, rng: np.random.Generator) -> None:
     _tiny_cases(corpus, rng)
 
 
+def _loaded_beside_namesake(name: str, cache: Path, kind: str) -> Any:
+    """``load_model(name)`` and ``load_model("./" + name)`` from a working folder that holds a checkpoint
+    folder (or a file) called ``name``: which model each call returns (a built-in name and a path are
+    two namespaces; the folder must not shadow the built-in one)."""
+    here = os.getcwd()
+    folder = cache.parent / f"namesake-{kind}"
+    folder.mkdir(exist_ok=True)
+    if kind == "checkpoint folder" and not (folder / name).exists():
+        config = ModelConfig(name="namesake", vocab_size=32, d_model=16, n_layers=1, n_heads=2, n_kv_heads=1,
+                             d_ff=24, max_context=16, seed=5)
+        checkpoint.save_checkpoint(folder / name, config, generate_tensors(config))
+    elif kind == "file":
+        (folder / name).write_text("not a model")
+    os.chdir(folder)
+    try:
+        return [outcome(lambda n=n: load_model(n, cache).config.vocab_size) for n in (name, f"./{name}")]
+    finally:
+        os.chdir(here)
+
+
 def _tiny_cases(corpus: Corpus, rng: np.random.Generator) -> None:
     """The embedded model at sizes the drawn ones never reach (256 wide, prompts of 100-300 tokens in
     a batch and alone: row chunks, KV blocks past the first pool), generated into a cache folder of
@@ -656,6 +676,9 @@ def _tiny_cases(corpus: Corpus, rng: np.random.Generator) -> None:
     corpus.add("engine/vt-tiny load from the cache", _load_and_list, cache)
     for name in ("VT-TINY", "vt-tiny ", "vt_tiny", "", str(cache), str(Path(corpus.tmp) / "absent")):
         corpus.add(f"engine/load_model {name!r}".replace(corpus.tmp, "<tmp>"), _loaded_digest, name, cache)
+    for kind in ("checkpoint folder", "file"):
+        corpus.add(f"engine/load_model 'vt-tiny' beside a {kind} named vt-tiny", _loaded_beside_namesake, "vt-tiny",
+                   cache, kind)
     tiny = load_model("vt-tiny", cache)
     prompt = _prompt(rng, 512, 9)
     for budget_mb in (1, 2, 8):  # budgets below vt-tiny's working set: where eviction order shows
@@ -1229,6 +1252,23 @@ def _child_env_view() -> tuple[str | None, str | None, bool]:
         return child.get(SCRATCH), child.get("SNAPSHOT_OTHER"), "SNAPSHOT_EDITED" in environment()
 
 
+def _below_os_environ() -> list[Any]:
+    """What a child started now receives after the environment changed below ``os.environ`` (``os.putenv``
+    and ``os.unsetenv``, as C code calling setenv does): ``inherited_environment`` reports the child's
+    real environment, ``environment`` Python's mirror."""
+    seen: list[Any] = []
+    try:
+        os.putenv(SCRATCH, "put")
+        seen += [inherited_environment().get(SCRATCH), environment().get(SCRATCH)]
+        os.environ[SCRATCH] = "mirror"
+        os.unsetenv(SCRATCH)
+        seen += [inherited_environment().get(SCRATCH), environment().get(SCRATCH)]
+    finally:
+        os.environ.pop(SCRATCH, None)
+        os.unsetenv(SCRATCH)
+    return seen
+
+
 def _in_ci(value: str) -> bool:
     with unset(["CI"]), scoped_env({"CI": value} if value else {}):
         return running_in_ci()
@@ -1250,6 +1290,7 @@ def knob_cases(corpus: Corpus, rng: np.random.Generator) -> None:
     corpus.add("knobs/environment then restore_environment", _restore_round_trip)
     corpus.add("knobs/unset over a generator", _unset_generator)
     corpus.add("knobs/child_env", _child_env_view)
+    corpus.add("knobs/inherited_environment after os.putenv and os.unsetenv", _below_os_environ)
     for manager in ("scoped_env", "unset"):
         for effect in ("sets another", "changes another", "removes another", "sets its own"):
             corpus.add(f"knobs/{manager}: what the block {effect} variable leaves", _block_effect, manager, effect)
@@ -1568,6 +1609,23 @@ def _cli_run(argv: list[str], out: Path | None, tmp: str) -> Any:
             [line.replace(tmp, "<tmp>") for line in _own_lines(stderr.getvalue(), command)], written)
 
 
+def _help_argvs() -> list[list[str]]:
+    """``-h`` and ``--help`` (docs/contracts.md: every program takes both) on the program and on each of
+    its commands, walked from the typer app (a new command gets them too), and ``help`` as a command."""
+    import typer
+
+    from vtengine import cli
+
+    commands = sorted(typer.main.get_command(cli.app).commands)  # type: ignore[attr-defined]
+    return [[*prefix, flag] for prefix in ([], *([name] for name in commands)) for flag in ("-h", "--help")]
+
+
+def _help_run(argv: list[str], tmp: str) -> tuple[Any, bool]:
+    """The exit status and whether stdout is a usage text (its wording is typer's and rich's, not pinned)."""
+    code, stdout, _, _ = _cli_run(argv, None, tmp)
+    return code, isinstance(stdout, str) and stdout.lstrip().startswith("Usage:")
+
+
 def cli_cases(corpus: Corpus) -> None:
     tmp = Path(corpus.tmp) / "cli"
     checkpoint_dir = tmp / "checkpoint"
@@ -1624,9 +1682,14 @@ def cli_cases(corpus: Corpus) -> None:
                ["generate", "--prompt", "hi", "--tokens", "1", "--model", str(broken)],
                ["score", "--ids", "1,2", "--model", str(tmp)], ["export", "nosuchmodel", str(tmp / "x")])
     for i, argv in enumerate(refused):
-        label = " ".join(a if len(a) < 40 else f"<{len(a)} chars>" for a in argv).replace(corpus.tmp, "<tmp>")
+        # the temporary folder written <tmp> before the length is taken: a case's id never depends on
+        # how long the machine's TMPDIR is
+        shown = [a.replace(corpus.tmp, "<tmp>") for a in argv]
+        label = " ".join(a if len(a) < 40 else f"<{len(a)} chars>" for a in shown)
         corpus.add(f"cli/refused {i:02d} {label}", _cli_run, argv, None, corpus.tmp)
     _cli_text_cases(corpus, tmp, checkpoint_dir)
+    for argv in _help_argvs():
+        corpus.add(f"cli/help {' '.join(argv)}", _help_run, argv, corpus.tmp)
     for k, (name, value) in enumerate((("VT_KV_BLOCK_SIZE", "0"), ("VT_CPU_THREADS", "four"),
                                        ("VT_ACT_DTYPE", "fp32"), ("VT_DEQUANT_CACHE_POLICY", "fifo"))):
         for argv in (["generate", "--prompt", "hi", "--tokens", "1"], ["arms", "--json", "-"]):
