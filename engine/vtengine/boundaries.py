@@ -382,16 +382,18 @@ def state_of(value: Any, depth: int = 2) -> Any:
 
 @contextlib.contextmanager
 def environment_kept() -> Iterator[list[bool]]:
-    """Put ``os.environ`` back after the block; the list says whether the block changed it."""
-    saved = dict(os.environ)
+    """Put the environment back after the block (through the knobs module, the one that touches it);
+    the list says whether the block changed it."""
+    from vtengine.knobs import environment, restore_environment
+
+    saved = environment()
     changed = [False]
     try:
         yield changed
     finally:
-        if dict(os.environ) != saved:
+        if environment() != saved:
             changed[0] = True
-            os.environ.clear()
-            os.environ.update(saved)
+            restore_environment(saved)
 
 
 # -- the workload whose calls are recorded --------------------------------------------------------------

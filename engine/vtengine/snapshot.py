@@ -1253,19 +1253,18 @@ def _child_env_view() -> tuple[str | None, str | None, bool]:
 
 
 def _below_os_environ() -> list[Any]:
-    """What a child started now receives after the environment changed below ``os.environ`` (``os.putenv``
-    and ``os.unsetenv``, as C code calling setenv does): ``inherited_environment`` reports the child's
-    real environment, ``environment`` Python's mirror."""
+    """What a child started now receives after the environment changed below Python's mirror of it
+    (``os.putenv`` and ``os.unsetenv``, as C code calling setenv does): ``inherited_environment``
+    reports the child's real environment, ``environment`` the mirror."""
     seen: list[Any] = []
+    os.putenv(SCRATCH, "put")
     try:
-        os.putenv(SCRATCH, "put")
-        seen += [inherited_environment().get(SCRATCH), environment().get(SCRATCH)]
-        os.environ[SCRATCH] = "mirror"
-        os.unsetenv(SCRATCH)
         seen += [inherited_environment().get(SCRATCH), environment().get(SCRATCH)]
     finally:
-        os.environ.pop(SCRATCH, None)
         os.unsetenv(SCRATCH)
+    with scoped_env({SCRATCH: "mirror"}):
+        os.unsetenv(SCRATCH)
+        seen += [inherited_environment().get(SCRATCH), environment().get(SCRATCH)]
     return seen
 
 
