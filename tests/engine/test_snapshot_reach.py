@@ -16,7 +16,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 ENGINE = REPO / "engine" / "vtengine"
 # the checkers: they run the corpus (or other gates' probes) rather than being what it observes
-CHECKERS = {"snapshot.py", "processstate.py", "properties.py", "families.py", "draws.py", "reference.py", "sequences.py", "probes.py",
+CHECKERS = {"snapshot.py", "boundaries.py", "processstate.py", "properties.py", "families.py", "draws.py", "reference.py", "sequences.py", "probes.py",
             "armcheck.py", "clirunner.py"}
 UNREACHED = {
     "__init__.py:<module>": "the version fallback for an uninstalled source tree; tests run installed",
