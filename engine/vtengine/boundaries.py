@@ -87,6 +87,7 @@ def targets(modules: list[Any]) -> dict[CodeType, Target]:
                         kind = "function"
                     if not inspect.isfunction(function) or hasattr(function, "__wrapped__"):
                         continue
+                    call: Any
                     if attribute == "__init__":
                         kind, call = "init", value
                     else:
@@ -268,28 +269,30 @@ def _sequence_edges(value: list[Any] | tuple[Any, ...]) -> list[tuple[str, Any]]
 
 
 def _scalar_edges(value: Any) -> list[tuple[str, Any]]:
+    edges: list[tuple[str, Any]] = []
     if isinstance(value, (bool, np.bool_)):
         return [("negated", not value)]
     if isinstance(value, (int, np.integer)):
-        kind = type(value)
-        ints = [0, -1, int(value) - 1, int(value) + 1]
-        edges = [(str(n), kind(n)) for n in dict.fromkeys(ints) if n != value and not (n < 0 and kind(0).dtype.kind == "u"
-                                                                                        if kind is not int else False)]
+        kind: Any = type(value)
+        unsigned = kind is not int and np.dtype(kind).kind == "u"
+        for n in dict.fromkeys([0, -1, int(value) - 1, int(value) + 1]):
+            if n != value and not (unsigned and n < 0):
+                edges.append((str(n), kind(n)))
         if kind is int:
             edges += [("as float", float(value)), ("as np.int64", np.int64(value)), ("as True", True)]
         return edges
     if isinstance(value, (float, np.floating)):
-        kind = type(value)
-        return [(text, kind(number)) for text, number in (("0.0", 0.0), ("-0.0", -0.0), ("inf", np.inf),
+        same: Any = type(value)
+        return [(text, same(number)) for text, number in (("0.0", 0.0), ("-0.0", -0.0), ("inf", np.inf),
                                                            ("-inf", -np.inf), ("NaN", np.nan), ("-x", -float(value)))]
     if isinstance(value, str):
-        edges = [("empty", ""), ("with a trailing space", value + " "), ("with a non-ASCII letter", value + "\u00e9")]
+        edges += [("empty", ""), ("with a trailing space", value + " "), ("with a non-ASCII letter", value + "\u00e9")]
         if value.upper() != value and os.sep not in value:  # a name's case (a path's is the file system's)
             edges.append(("upper case", value.upper()))
         return edges
     if isinstance(value, bytes):
         return [("empty", b""), ("half", value[: len(value) // 2])]
-    return []
+    return edges
 
 
 def edges(value: Any) -> list[tuple[str, Any]]:
@@ -398,7 +401,7 @@ def environment_kept() -> Iterator[list[bool]]:
 
 # -- the workload whose calls are recorded --------------------------------------------------------------
 
-WORKLOAD_KNOBS = (  # every bit-exact arm (never BLAS: its bits are the library's), and a KV block of 3
+WORKLOAD_KNOBS: tuple[dict[str, Any], ...] = (  # every bit-exact arm (never BLAS: its bits are the library's), and a KV block of 3
     {}, {"act_dtype": "f32", "kv_block_size": 3}, {"paged_attn_scalar_fma": True},
     {"paged_attn_scalar_fma": True, "act_dtype": "f32"}, {"paged_attn_bfdot": True},
     {"gemv_bf16_dot": True, "dequant_cache_mb": 0},

@@ -660,9 +660,12 @@ def _loaded_beside_namesake(name: str, cache: Path, kind: str) -> Any:
         checkpoint.save_checkpoint(folder / name, config, generate_tensors(config))
     elif kind == "file":
         (folder / name).write_text("not a model")
+    def vocabulary(given: str) -> int:
+        return load_model(given, cache).config.vocab_size
+
     os.chdir(folder)
     try:
-        return [outcome(lambda n=n: load_model(n, cache).config.vocab_size) for n in (name, f"./{name}")]
+        return [outcome(partial(vocabulary, given)) for given in (name, f"./{name}")]
     finally:
         os.chdir(here)
 
