@@ -1,4 +1,4 @@
-"""Entry point of the ``vtbisect`` console script."""
+"""The ``vtbisect`` app with its commands and ``main(argv)``; the console script enters through vtbisect.__main__ (signals noted from its first line)."""
 
 from __future__ import annotations
 

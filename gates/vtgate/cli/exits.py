@@ -24,6 +24,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import FrameType
+from typing import NoReturn
 
 import typer
 
@@ -43,6 +44,10 @@ class Interrupted(Exception):
     def __init__(self, detail: str = "") -> None:
         super().__init__(detail)
         self.detail = detail
+
+
+class InterruptedExit(SystemExit):
+    """The exit of a run a signal ended (exit code 130 or 143)."""
 
 
 def is_usage_error(error: BaseException) -> bool:
@@ -121,6 +126,19 @@ def noting_sigint() -> Iterator[SigintNote]:
             signal.signal(sig, handler)
 
 
+def end_interrupted(code: int) -> None:
+    """End a program run a signal interrupted with ``code`` itself: atexit callbacks run (the probes'
+    scratch folder is removed by one), then :func:`exit_now`. Left to the interpreter, the run could end
+    killed by SIGINT instead: CPython marks a KeyboardInterrupt that passed through code run by ``exec``
+    (a dataclass built during a lazy import) as unhandled even though it was caught, and its
+    ``Py_RunMain`` then re-sends SIGINT to the process after the exit code is decided."""
+    import atexit
+
+    with contextlib.suppress(Exception):
+        atexit._run_exitfuncs()
+    exit_now(code)
+
+
 def arm_exit_watchdog(code: int, grace: float = EXIT_GRACE_SECONDS) -> None:
     """A daemon thread that ends the process with ``code`` if it still runs ``grace`` seconds from
     now (a non-daemon thread, a pool or a client's loop holding the interpreter's shutdown)."""
@@ -137,6 +155,12 @@ def interrupted(label: str, detail: str = "") -> None:
     say(("interrupted", "bold"), f": {label}" + (f" ({detail})" if detail else ""))
 
 
+def leave_interrupted(label: str, code: int, detail: str = "") -> NoReturn:
+    """Say what was interrupted, then leave with ``code`` (130, 143) as a run a signal ended."""
+    interrupted(label, detail)
+    raise InterruptedExit(code)
+
+
 def run_app(app: typer.Typer, argv: list[str] | None = None, *, program: str = "vtgate") -> None:
     """Run ``app`` and exit with its documented code. Called as the program (``argv`` None), the exit
     is guarded by ``arm_exit_watchdog``; called in-process (tests), it only raises SystemExit."""
@@ -148,28 +172,31 @@ def run_app(app: typer.Typer, argv: list[str] | None = None, *, program: str = "
         if argv is None:
             code = leaving.code if isinstance(leaving.code, int) else (0 if leaving.code is None else 1)
             arm_exit_watchdog(code)
+            if isinstance(leaving, InterruptedExit):
+                end_interrupted(code)
         raise
 
 
 def _run(app: typer.Typer, args: list[str], label: str, program: str) -> None:
+    from vtgate.cli.startup import NOTED
+
     with noting_sigint() as sigint:
         try:
+            if NOTED:  # a signal while the program was importing the app (vtgate.cli.startup)
+                sigint.signum = NOTED[0]
+                leave_interrupted(label, sigint.exit_code)
             result = app(args=args, standalone_mode=False, prog_name=program)
         except Interrupted as stop:
-            interrupted(label, stop.detail)
-            sys.exit(sigint.exit_code)
+            leave_interrupted(label, sigint.exit_code, stop.detail)
         except typer.Exit as stop:
             if sigint.seen or stop.exit_code == INTERRUPTED or isinstance(stop.__cause__, KeyboardInterrupt):
-                interrupted(label)
-                sys.exit(sigint.exit_code)
+                leave_interrupted(label, sigint.exit_code)
             sys.exit(stop.exit_code)
         except (typer.Abort, KeyboardInterrupt):
-            interrupted(label)
-            sys.exit(sigint.exit_code)
+            leave_interrupted(label, sigint.exit_code)
         except Exception as error:  # noqa: BLE001 - the last line of defence: say it, exit 2 or 3
             if sigint.seen:
-                interrupted(label)
-                sys.exit(sigint.exit_code)
+                leave_interrupted(label, sigint.exit_code)
             if is_usage_error(error):
                 error.show()  # type: ignore[attr-defined]
                 sys.exit(ExitCode.USAGE)
@@ -179,6 +206,5 @@ def _run(app: typer.Typer, args: list[str], label: str, program: str) -> None:
         # A swallowed KeyboardInterrupt, or one typer turned into Exit(130) and, outside standalone
         # mode, into a return value: Ctrl-C still ends the run as 130, saying so.
         if sigint.seen or result == INTERRUPTED:
-            interrupted(label)
-            sys.exit(sigint.exit_code)
+            leave_interrupted(label, sigint.exit_code)
     sys.exit(int(result) if isinstance(result, int) else ExitCode.OK)

@@ -1,4 +1,4 @@
-"""Entry point of the ``vtgate`` console script."""
+"""The ``vtgate`` app with its commands and ``main(argv)``; the console script enters through vtgate.__main__ (signals noted from its first line)."""
 
 from __future__ import annotations
 
