@@ -767,8 +767,8 @@ def _default_sigint() -> None:
 
 
 def _signalled(sig: int) -> tuple[int | None, str]:
-    """``vtengine bench`` on a long chain, sent ``sig`` once it is decoding (numpy mapped into it,
-    which the command imports after its handlers are set): (exit code, stderr)."""
+    """``vtengine bench`` on a long chain, sent ``sig`` once its handlers are set and NumPy is mapped
+    into it (most often while it decodes): (exit code, stderr)."""
     import signal as signals
     import time
 
@@ -779,16 +779,21 @@ def _signalled(sig: int) -> tuple[int | None, str]:
     child = subprocess.Popen([sys.executable, "-m", "vtengine", "bench", "--tokens", "1000", "--runs", "100000"],
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=_cli_env(),
                              preexec_fn=_default_sigint if os.name == "posix" else None)
-    maps = Path(f"/proc/{child.pid}/maps")
+    # The signal is sent once the program catches SIGTERM (vtengine.__main__ sets its handlers before
+    # any import of its own) and NumPy is mapped. NumPy alone is no sign: a sitecustomize may import it
+    # before the program's first line, and a signal then meets the interpreter's start-up, not the CLI.
+    proc = Path(f"/proc/{child.pid}")
     deadline = time.monotonic() + 120
     try:
         while time.monotonic() < deadline and child.poll() is None:
             try:
-                if "numpy" in maps.read_text():
+                caught = int(next(line for line in (proc / "status").read_text().splitlines()
+                                  if line.startswith("SigCgt:")).split()[1], 16)
+                if caught >> (signals.SIGTERM - 1) & 1 and "numpy" in (proc / "maps").read_text():
                     time.sleep(0.5)
                     break
-            except OSError:
-                if not maps.parent.exists() and sys.platform == "linux":
+            except (OSError, StopIteration, ValueError):
+                if not proc.exists() and sys.platform == "linux":
                     break
                 time.sleep(2.0)  # no /proc: give the interpreter time to start
                 break
