@@ -21,6 +21,9 @@ CHECKERS = {"snapshot.py", "boundaries.py", "processstate.py", "properties.py", 
 UNREACHED = {
     "__init__.py:<module>": "the version fallback for an uninstalled source tree; tests run installed",
     "__main__.py:<module>": "`python -m vtengine`, a process of its own: the families run it as one",
+    "__main__.py:run": "the program's entry (console script, `python -m`): a process of its own "
+                       "(tests/test_signal_start.py)",
+    "__main__.py:_note": "a signal while the program imports its modules (tests/test_signal_start.py)",
     "checkpoint.py:_shape_hint": "the fallback for a tensor name no expected tensor has (validate_tensors "
                                  "reports unknown names before any shape)",
     "checkpoint.py:save_checkpoint": "putting the old checkpoint back when a rename fails mid-way: needs a file "
@@ -30,6 +33,7 @@ UNREACHED = {
     "cli.py:bench": "the progress bar's advance (a terminal only)",
     "cli.py:_interrupted": "Ctrl-C and SIGTERM: a process's signals (surface-cli sends them to a subprocess)",
     "cli.py:_exit_now": "a second signal or a hung interpreter: ends the process",
+    "cli.py:_end_interrupted": "a program run a signal ended: ends the process (tests/test_signal_start.py)",
     "cli.py:_arm_exit_watchdog": "armed only when the CLI is the program (argv None); ends the process",
     "cli.py:_arm_exit_watchdog.<locals>.watch": "the watchdog's wait, in its thread",
     "cli.py:main": "same: the watchdog of the program",
