@@ -189,3 +189,51 @@ def test_a_probe_killed_at_its_timeout_leaves_no_temporary_files(project, tmp_pa
     folder = made.read_text().strip()
     assert folder.startswith(str(own_tmp) + "/vtgate-probes-")  # the probe's TMPDIR was vtgate's folder
     assert list(own_tmp.iterdir()) == []  # removed with everything the probe left in it
+
+
+def _dead_pid() -> int:
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_the_probe_folders_of_a_vtgate_killed_outright_are_swept_and_nothing_else(tmp_path) -> None:
+    # SIGKILL gives vtgate no exit to remove its probes' folder; the next vtgate that makes one sweeps
+    # it, but only a folder of this user whose process is gone and that nothing touched for a day
+    import os
+
+    from vtgate.run.execute import STALE_SCRATCH_SECONDS, sweep_stale_scratch
+
+    dead, old = _dead_pid(), time.time() - STALE_SCRATCH_SECONDS - 60
+    folders = {name: tmp_path / f"vtgate-probes-{pid}-{name}" for name, pid in
+               [("dead-old", dead), ("dead-young", dead), ("alive-old", os.getppid()), ("own-old", os.getpid())]}
+    for name, folder in folders.items():
+        (folder / "sub").mkdir(parents=True)
+        (folder / "sub" / "left.bin").write_bytes(b"x")
+        if name.endswith("old"):
+            os.utime(folder, (old, old))
+    lookalike = tmp_path / f"vtgate-probes-{dead}-file"  # a file, not a folder
+    lookalike.write_text("kept")
+    os.utime(lookalike, (old, old))
+    assert sweep_stale_scratch(tmp_path) == [folders["dead-old"]]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [folders["dead-young"].name, folders["alive-old"].name, folders["own-old"].name, lookalike.name])
+
+
+def test_vtgate_check_sweeps_a_stale_probe_folder_in_its_tmpdir(project, tmp_path) -> None:
+    import os
+
+    from vtgate.run.execute import STALE_SCRATCH_SECONDS
+
+    own_tmp = tmp_path / "tmp"
+    stale = own_tmp / f"vtgate-probes-{_dead_pid()}-abc123"
+    (stale / "probe-left").mkdir(parents=True)
+    old = time.time() - STALE_SCRATCH_SECONDS - 60
+    os.utime(stale, (old, old))
+    project.write_suite(_gate("quick", '{ cmd = ["sh", "-c", "mktemp -d >/dev/null; echo 1"] }'), header="")
+    done, _report = project.check_json(env={"TMPDIR": str(own_tmp)})
+    assert not stale.exists(), done.stderr
+    assert list(own_tmp.iterdir()) == []  # and its own folder removed at its exit

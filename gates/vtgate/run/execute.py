@@ -121,12 +121,46 @@ _SCRATCH: list[Path] = []
 _SCRATCH_LOCK = threading.Lock()
 
 
+STALE_SCRATCH_SECONDS = 24 * 3600  # a dead process's probe folder untouched this long is swept
+
+
+def sweep_stale_scratch(parent: Path, now: float | None = None) -> list[Path]:
+    """Remove the probe folders (``vtgate-probes-PID-*`` in ``parent``) that a vtgate killed with
+    SIGKILL (or a lost machine) left: only folders of this user, whose process no longer runs, and that
+    nothing has touched for ``STALE_SCRATCH_SECONDS`` (a process in another PID namespace sharing the
+    folder is not seen as running: the age keeps its folder). Returns what was removed."""
+    import psutil
+
+    now = time.time() if now is None else now
+    removed: list[Path] = []
+    try:
+        entries = list(parent.glob("vtgate-probes-*-*"))
+    except OSError:
+        return removed
+    for folder in entries:
+        pid = folder.name.split("-")[2]
+        try:
+            info = folder.lstat()
+            if (not pid.isdigit() or int(pid) == os.getpid() or not folder.is_dir() or folder.is_symlink()
+                    or (hasattr(os, "getuid") and info.st_uid != os.getuid())
+                    or now - info.st_mtime < STALE_SCRATCH_SECONDS or psutil.pid_exists(int(pid))):
+                continue
+        except OSError:
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        if not folder.exists():
+            removed.append(folder)
+    return removed
+
+
 def probe_scratch() -> Path:
     """This process's folder for its probes' temporary files, their ``TMPDIR``: a probe killed at its
     timeout, on a cancel or on Ctrl-C cannot remove its own (it gets SIGKILL), so this process removes
-    the whole folder when it exits. Made inside the ``TMPDIR`` vtgate itself was given."""
+    the whole folder when it exits. Made inside the ``TMPDIR`` vtgate itself was given, where the
+    folders of vtgate processes that were killed outright are swept first (:func:`sweep_stale_scratch`)."""
     with _SCRATCH_LOCK:
         if not _SCRATCH or not _SCRATCH[0].is_dir():
+            sweep_stale_scratch(Path(tempfile.gettempdir()))
             folder = Path(tempfile.mkdtemp(prefix=f"vtgate-probes-{os.getpid()}-"))
             atexit.register(shutil.rmtree, folder, True)
             _SCRATCH[:] = [folder]
