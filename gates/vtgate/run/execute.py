@@ -124,14 +124,14 @@ _SCRATCH_LOCK = threading.Lock()
 STALE_SCRATCH_SECONDS = 24 * 3600  # a dead process's probe folder untouched this long is swept
 
 
-def sweep_stale_scratch(parent: Path, now: float | None = None) -> list[Path]:
+def sweep_stale_scratch(parent: Path) -> list[Path]:
     """Remove the probe folders (``vtgate-probes-PID-*`` in ``parent``) that a vtgate killed with
     SIGKILL (or a lost machine) left: only folders of this user, whose process no longer runs, and that
     nothing has touched for ``STALE_SCRATCH_SECONDS`` (a process in another PID namespace sharing the
     folder is not seen as running: the age keeps its folder). Returns what was removed."""
     import psutil
 
-    now = time.time() if now is None else now
+    now = time.time()
     removed: list[Path] = []
     try:
         entries = list(parent.glob("vtgate-probes-*-*"))
