@@ -9,6 +9,8 @@ import stat
 import sys
 from pathlib import Path
 
+import pytest
+
 ECHO = ("import json, sys; print(json.dumps({'tokens': [1, 2], 'meta': {'interpreter': sys.executable}}))")
 GATE = f"""\
 [[gate]]
@@ -47,7 +49,11 @@ def test_suite_python_is_resolved_in_the_users_checkout_not_in_the_tree_under_te
     assert marker.read_text().count("-c") == 2  # the checkout's interpreter ran the worktree's probe
 
 
-def test_callable_probes_run_under_suite_python_too(project, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("fork_servers", "started"), [
+    ("true", "-m vtgate.run.forkserver --zygote"),  # the fork servers' zygote, which forks each run
+    ("false", "-m vtgate.run.child myprobes:echo"),  # a fresh interpreter per run
+])
+def test_callable_probes_run_under_suite_python_too(project, tmp_path: Path, fork_servers: str, started: str) -> None:
     marker = tmp_path / "ran"
     _wrapper(project.root / "venv" / "bin" / "python", marker)
     (project.root / "myprobes.py").write_text("def echo():\n    return {'tokens': [3]}\n")
@@ -56,9 +62,12 @@ def test_callable_probes_run_under_suite_python_too(project, tmp_path: Path) -> 
     name  = "callable"
     kind  = "golden"
     probe = "myprobes:echo"
-    """, header='[suite]\ntimeout = 60\npythonpath = ["."]\npython = "venv/bin/python"\n')
+    """, header=f'[suite]\ntimeout = 60\npythonpath = ["."]\npython = "venv/bin/python"\nfork_servers = {fork_servers}\n')
     project.bless("callable")
-    assert "vtgate.run.child myprobes:echo" in marker.read_text()
+    assert started in marker.read_text()
+    done = project.vtgate("check")
+    assert done.returncode == 0, done.stderr
+    assert marker.read_text().count(started) == 2
 
 
 def test_a_missing_suite_python_is_a_configuration_error_naming_the_path(project) -> None:

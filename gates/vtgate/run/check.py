@@ -374,6 +374,7 @@ def measure_gates(specs: Sequence[GateSpec], suite: Suite, *, root: Path, jobs: 
                   isolate_env: bool | None = None, progress: Progress | None = None) -> dict[str, GateRuns | GateError]:
     """Run the gates' probes and return their guarded runs unjudged (vtgate bless measures new pins)."""
     with shared_runs(suite, jobs=jobs, isolate_env=isolate_env, progress=progress) as shared:
+        shared.serve(root)  # measured the way vtgate check measures
         planned = plan_check(specs, suite, root, shared)
         collected = collect_runs(planned, suite, shared.ambient, check_artifacts=False)  # bless re-pins them
     return {spec.name: collected.get(spec.name) or planned.skipped[spec.name] for spec in specs}
@@ -406,6 +407,7 @@ def run_check(
     resolved = resolve_pins(specs, suite, pins)
     with shared_runs(suite, jobs=jobs, isolate_env=isolate_env, progress=progress) as shared, \
             attached(executor, shared, {spec.name: spec.resources for spec in specs if spec.resources}, root_path):
+        shared.serve(root_path)  # callable probes: a child of a warm fork server per run (docs/check.md)
         planned = plan_check(specs, suite, root_path, shared, pins=resolved, extra_env=extra_env)
         results = judge_check(planned, specs, suite, shared, resolved)
     used = {spec.golden.resolve() for spec in suite.gates if spec.golden is not None}

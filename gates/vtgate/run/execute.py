@@ -257,6 +257,8 @@ def _run_in_server(key: ProbeKey, root: Path, settings: SuiteSettings, timeout: 
     if "vtgate_exit" in observation:
         message = _exit_message(key, int(observation["vtgate_exit"]))
         return ProbeResult(key, None, _with_tail(message, tail), "probe", seconds, tail)
+    if "vtgate_stdout" in observation:
+        return _printed(key, str(observation["vtgate_stdout"]), seconds, tail)
     return ProbeResult(key, observation, None, None, seconds, tail)
 
 
@@ -285,7 +287,11 @@ def run_one(key: ProbeKey, root: Path, settings: SuiteSettings, timeout: float, 
         return ProbeResult(key, None, _with_tail(message, tail), "timeout", seconds, tail)
     if process.returncode != 0:
         return ProbeResult(key, None, _with_tail(_exit_message(key, process.returncode), tail), "probe", seconds, tail)
-    text = stdout.decode("utf-8", "replace").strip()
+    return _printed(key, stdout.decode("utf-8", "replace").strip(), seconds, tail)
+
+
+def _printed(key: ProbeKey, text: str, seconds: float, tail: str) -> ProbeResult:
+    """The result of a run that exited 0 having printed ``text``: its observation, or why it is none."""
     try:
         observation = json.loads(text)
     except json.JSONDecodeError as error:
@@ -350,8 +356,8 @@ class SharedRuns:
     def serve(self, root: Path) -> None:
         """From now on, callable runs under ``root`` are answered by fork servers (``vtgate.run.forkserver``)
         started in that root, one per probe module, until :meth:`release` (where there is no
-        ``os.fork``, runs stay in fresh interpreters)."""
-        if hasattr(os, "fork"):
+        ``os.fork``, or with ``[suite] fork_servers = false``, runs stay in fresh interpreters)."""
+        if hasattr(os, "fork") and self.settings.fork_servers:
             self.served_roots.add(str(root))
 
     def release(self, root: Path) -> None:

@@ -8,12 +8,16 @@ would, with ``os.environ`` replaced by the run's exact environment; nothing one 
 next. The import itself ran under the server's environment (the run's without its knobs), so it is
 traced: if the import read a variable (through ``os.environ``) whose value the run sets differently,
 that child does not use the warm state but ``exec``s a fresh ``vtgate.run.child`` under the run's
-environment. (A C extension calling ``getenv`` at import is not seen by the trace.)
+environment. (A C extension calling ``getenv`` at import is not seen by the trace.) An import that
+started a Python thread makes every run fresh (a forked child has only the thread that forked). A
+forked child ends as an interpreter does: it waits for its threads that are not daemons and runs the
+``atexit`` callbacks before it exits, so a probe that leaves either hanging times out as a fresh run would.
 
 Protocol (line-delimited JSON, one run at a time, over the server's stdin/stdout, like
 ``vtgate.run.workers``): vtgate writes ``{"probe": "module:function", "args": {...}, "env": {...}}``; the
-server answers the observation, or ``{"vtgate_exit": STATUS}`` for a run that failed (``STATUS`` as
-a ``Popen.returncode``: negative for a signal; the traceback is on the server's stderr). The
+server answers the observation, ``{"vtgate_exit": STATUS}`` for a run that failed (``STATUS`` as
+a ``Popen.returncode``: negative for a signal; the traceback is on the server's stderr), or
+``{"vtgate_stdout": TEXT}`` for a run that printed something other than a JSON object. The
 server exits when its stdin closes.
 
 A server need not pay for its interpreter and NumPy either: ``python -m vtgate.run.forkserver --zygote
@@ -29,6 +33,7 @@ otherwise the forked child ``exec``s the fresh server under the same pid and pip
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib
 import json
@@ -38,6 +43,7 @@ import signal
 import socket
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -45,6 +51,7 @@ from typing import Any
 ALL = "*"  # the import iterated over the whole environment
 PRELOAD = ("vtgate.run.child",)  # what every zygote imports, after [suite] preload (default: numpy)
 PYTHONPATH = "PYTHONPATH"
+STARTUP = frozenset({"sitecustomize", "usercustomize"})  # what the site module imports at start, if found
 
 
 class _EnvTrace:
@@ -91,7 +98,8 @@ def _differs(read: set[str], server_env: Mapping[str, str], run_env: Mapping[str
 
 
 def _child(probe: str, args: Mapping[str, Any], env: Mapping[str, str], result_fd: int, fresh: bool) -> int:
-    """In the forked child: the run's environment, stdout to stderr, the observation to ``result_fd``."""
+    """In the forked child: the run's environment, stdout to stderr, the observation to ``result_fd``;
+    ``sys.argv`` as ``python -m vtgate.run.child`` would have it."""
     os.dup2(result_fd, 1)  # an exec'd vtgate.run.child prints its observation on stdout
     os.close(result_fd)
     devnull = os.open(os.devnull, os.O_RDONLY)
@@ -103,14 +111,34 @@ def _child(probe: str, args: Mapping[str, Any], env: Mapping[str, str], result_f
     os.environ.clear()
     os.environ.update(env)
     tempfile.tempdir = None  # the run's TMPDIR, not one the server's import may have looked up
-    from vtgate.run.child import main
+    from vtgate.run import child
 
-    return main([probe, "--args", json.dumps(args)])
+    sys.argv[:] = [str(Path(child.__file__ or "").resolve()), probe, "--args", json.dumps(args)]
+    return child.main(sys.argv[1:])
 
 
-def _run(request: Mapping[str, Any], server_env: Mapping[str, str], read: set[str]) -> dict[str, Any]:
+def _finish() -> None:
+    """What a fresh interpreter does after its program ends and before it exits: wait for the threads
+    that are not daemons, then run the ``atexit`` callbacks (an error in one is printed, as Python does).
+    A run whose probe leaves a thread running or registers a callback that hangs hangs here too, and
+    its timeout says so."""
+    shutdown = getattr(threading, "_shutdown", None)  # what Py_FinalizeEx calls (CPython 3.10-3.13)
+    if shutdown is not None:
+        try:
+            shutdown()
+        except Exception:  # noqa: BLE001 - printed like the interpreter's own report, the run's status kept
+            import traceback
+
+            traceback.print_exc()
+    atexit._run_exitfuncs()
+
+
+def _run(request: Mapping[str, Any], server_env: Mapping[str, str], read: set[str], threads: bool = False) -> dict[str, Any]:
+    """One run in a forked child (an ``exec``'d fresh ``vtgate.run.child`` when the import read a
+    variable the run sets differently, or when ``threads``: the import started a Python thread, which
+    a forked child would not have)."""
     probe, args, env = request["probe"], request.get("args", {}), request["env"]
-    fresh = _differs(read, server_env, env)
+    fresh = threads or _differs(read, server_env, env)
     result_read, result_write = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -128,9 +156,12 @@ def _run(request: Mapping[str, Any], server_env: Mapping[str, str], read: set[st
             traceback.print_exc()
             status = 1
         finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(status)
+            try:
+                _finish()
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(status)
     os.close(result_write)
     chunks = []
     while True:
@@ -142,13 +173,14 @@ def _run(request: Mapping[str, Any], server_env: Mapping[str, str], read: set[st
     _, wait_status = os.waitpid(pid, 0)
     status = os.waitstatus_to_exitcode(wait_status)
     text = b"".join(chunks).decode("utf-8", "replace").strip()
-    if status != 0 or not text:
+    if status != 0:
         return {"vtgate_exit": status}
     try:
         reply = json.loads(text)
     except json.JSONDecodeError:
-        return {"vtgate_error": f"the probe printed non-JSON; it starts {text[:80]!r}"}
-    return reply if isinstance(reply, dict) else {"vtgate_error": f"the probe printed JSON {type(reply).__name__}"}
+        reply = None
+    # what is not an observation goes back as printed, for vtgate to report as it does a fresh run's
+    return reply if isinstance(reply, dict) else {"vtgate_stdout": text}
 
 
 def serve(module: str) -> int:
@@ -163,11 +195,12 @@ def serve(module: str) -> int:
             importlib.import_module(module)
         except BaseException:  # noqa: BLE001 - e.g. a mutant that breaks the import: every run reports it
             pass
+    threads = threading.active_count() > 1  # the import started a thread: no forked child would have it
     for line in sys.stdin:
         if not line.strip():
             continue
         try:
-            reply = _run(json.loads(line), server_env, trace.names)
+            reply = _run(json.loads(line), server_env, trace.names, threads)
         except (ValueError, KeyError, TypeError) as error:
             reply = {"vtgate_error": f"bad request to the fork server: {error}"}
         answers.write(json.dumps(reply, allow_nan=False) + "\n")
@@ -202,6 +235,7 @@ def same_start(zygote_env: Mapping[str, str], read: set[str], env: Mapping[str, 
     (``loaded``: top-level names), which a fresh interpreter would have taken from there instead."""
     if ALL in read or PYTHONPATH in read:
         return False
+    loaded = loaded | STARTUP  # a fresh interpreter imports these from the path at start, if there
     if {k: v for k, v in zygote_env.items() if k != PYTHONPATH} != {k: v for k, v in env.items() if k != PYTHONPATH}:
         return False
     if not all(entry and os.path.isabs(entry) for entry in front):

@@ -30,7 +30,7 @@ COMMON_KEYS = frozenset(
      "resources"}
 )
 SUITE_KEYS = frozenset({"pythonpath", "source_tree", "goldens", "timeout", "knob_prefixes", "isolate_env", "python",
-                        "knob_exemptions", "artifacts", "preload"})
+                        "knob_exemptions", "artifacts", "preload", "fork_servers"})
 # Tables owned by other commands (vtgate envdoc, vtgate mutate, vtbisect's build step): allowed next to the
 # suite, not read here.
 FOREIGN_TOOL_KEYS = frozenset({"envdoc", "mutate", "bisect"})
@@ -225,8 +225,12 @@ def _settings(path: Path, text: str, raw: Any, problems: list[str], prefix: str 
     if not (isinstance(preload, list) and all(isinstance(m, str) and MODULE_PATTERN.match(m) for m in preload)):
         problems.append(f'{where}: [suite] preload must be a list of module names, e.g. ["numpy", "ml_dtypes"]')
         preload = ["numpy"]
+    fork_servers = raw.get("fork_servers", True)
+    if not isinstance(fork_servers, bool):
+        problems.append(f"{where}: [suite] fork_servers must be true or false")
+        fork_servers = True
     return SuiteSettings(tuple(pythonpath), source_tree, Path(goldens), float(timeout), tuple(prefixes), isolate_env,
-                         python, tuple(sorted(exemptions.items())), artifacts, tuple(preload))
+                         python, tuple(sorted(exemptions.items())), artifacts, tuple(preload), fork_servers)
 
 
 def _artifacts(raw: Any, root: Path, where: str, problems: list[str]) -> tuple[str, ...]:

@@ -113,6 +113,7 @@ class SuiteSettings:
     knob_exemptions: tuple[tuple[str, str], ...] = ()  # (knob, reason): values `vtgate knobs` need not see set
     artifacts: tuple[str, ...] = ()  # globs of untracked files (weights) under the project, linked into mutate copies
     preload: tuple[str, ...] = ("numpy",)  # third-party modules the fork-server zygote imports (never the code under test)
+    fork_servers: bool = True  # callable probes answered by warm fork servers (false: a fresh interpreter per run)
 
 
 @dataclass(frozen=True)
