@@ -152,6 +152,46 @@ def raised(error: BaseException, tmp: str = "") -> str:
     return f"raises {name}"
 
 
+_REPORTED: list[str] = []  # what Python reported but no caller could catch, while the corpus runs
+
+
+def _note_unraisable(event: Any) -> None:
+    """``sys.unraisablehook``: an exception in a ``__del__``, a finalizer or a callback, which Python
+    prints as "Exception ignored in" and the caller never sees."""
+    where = getattr(event.object, "__qualname__", None) or type(event.object).__name__
+    _REPORTED.append(f"unraisable {type(event.exc_value).__name__} in {where}")
+
+
+def _note_thread_exception(args: Any) -> None:
+    """``threading.excepthook``: an exception that ended a thread (printed, never raised to a caller)."""
+    _REPORTED.append(f"a thread ended by {args.exc_type.__name__}")
+
+
+@contextlib.contextmanager
+def _reported() -> Iterator[None]:
+    """Note unraisable exceptions and exceptions that end threads while the corpus runs."""
+    import sys
+    import threading
+
+    saved = sys.unraisablehook, threading.excepthook
+    sys.unraisablehook, threading.excepthook = _note_unraisable, _note_thread_exception
+    try:
+        yield
+    finally:
+        sys.unraisablehook, threading.excepthook = saved
+        _REPORTED.clear()
+
+
+def _collected() -> list[str]:
+    """A full garbage collection: what it reported (a finalizer of an object in a cycle)."""
+    import gc
+
+    gc.collect()
+    found = sorted(_REPORTED)
+    _REPORTED.clear()
+    return found
+
+
 def outcome(call: Callable[[], Any], tmp: str = "", watch: tuple[np.ndarray, ...] = (), again: bool = False) -> str:
     """Run ``call`` and describe what a caller observes: the value or the exception, and which of the
     ``watch`` arrays (its array arguments) it wrote to. With ``again``, the caller then edits what it
@@ -179,6 +219,9 @@ def outcome(call: Callable[[], Any], tmp: str = "", watch: tuple[np.ndarray, ...
             second = raised(error, tmp)
         if second != first:
             text += "; a second call differs once the first result was edited: " + brief(second)
+    if _REPORTED:  # the call's own objects are gone by now (the exception and its frames included)
+        text += "; reported, not raised: " + ", ".join(sorted(_REPORTED))
+        _REPORTED.clear()
     return text
 
 
@@ -406,16 +449,19 @@ def _kv_blocks(engine: Engine) -> tuple[int, int]:
 
 
 def _profile(engine: Engine) -> Any:
-    """What ``VT_PROFILE`` counted over the row's calls: calls and tokens per phase and stage, and each
-    phase's shares summed (to 6 digits: the seconds are the host's, their shares' sum is not)."""
+    """What ``VT_PROFILE`` counted over the row's calls: calls and tokens per phase and stage, each
+    phase's shares summed (to 6 digits: the seconds are the host's, their shares' sum is not), and
+    whether every duration is a duration (finite, not negative)."""
     if engine.prof is None:
         return None
     table = engine.prof.table()
     sums: dict[str, float] = {}
     for row in table:
         sums[str(row["phase"])] = sums.get(str(row["phase"]), 0.0) + float(row["share"])  # type: ignore[arg-type]
+    seconds = [float(r["seconds"]) for r in table]  # type: ignore[arg-type]
     return (sorted((str(r["phase"]), str(r["stage"]), int(r["calls"])) for r in table),  # type: ignore[call-overload]
-            dict(engine.prof.tokens), {phase: round(total, 6) for phase, total in sorted(sums.items())})
+            dict(engine.prof.tokens), {phase: round(total, 6) for phase, total in sorted(sums.items())},
+            {"every stage's seconds >= 0": all(math.isfinite(t) and t >= 0 for t in seconds)})
 
 
 def _save_and_list(target: Path, config: ModelConfig, tensors: dict[str, np.ndarray], overwrite: bool) -> Any:
@@ -1569,15 +1615,16 @@ def _json_or_text(text: str, command: str) -> Any:
 def _portable(doc: Any, timings: bool) -> Any:
     """A JSON document without what the host decides: meta (source hash, this host's knobs), the cache
     folder among the knobs it reports (a path of this host's), an arm's ``differs_here`` (measured on
-    this host) and, for bench, every float (timings) and the order of its profile's rows (by seconds)."""
+    this host) and, for bench, every float (timings: a negative or non-finite one is kept) and the order
+    of its profile's rows (by seconds)."""
     if isinstance(doc, dict):
         return {k: ("<this host's>" if k == "VT_CACHE_DIR" else _portable(v, timings)) for k, v in doc.items()
                 if k not in ("meta", "differs_here")}
     if isinstance(doc, list):
         items = [_portable(v, timings) for v in doc]
         return sorted(items, key=lambda item: json.dumps(item, sort_keys=True)) if timings else items
-    if timings and isinstance(doc, float):
-        return "<float>"
+    if timings and isinstance(doc, float):  # the host's number; its sign and finiteness are the engine's
+        return "<float>" if math.isfinite(doc) and doc >= 0 else f"<float {doc!r}>"
     return doc
 
 
@@ -1780,6 +1827,26 @@ if task == "import":
     changes = state.changes(before, state.state(knobs.environment))
     changes.pop("engine objects left alive", None)  # module-level constants: what importing a module makes
     print(json.dumps(changes, sort_keys=True))
+elif task == "package":  # what `import vtengine` alone imports that is not Python's own
+    before = set(sys.modules)
+    import vtengine
+    added = {name.partition(".")[0] for name in set(sys.modules) - before}
+    print(json.dumps(sorted(added - set(sys.stdlib_module_names) - {"vtengine"})))
+elif task == "signals":  # `python -m vtengine --version`: SIGINT's handler when each heavy module is first imported
+    import contextlib, io, runpy, signal
+    seen = {}
+    def hook(event, args):
+        if event == "import" and args[0] in ("numpy", "ml_dtypes", "safetensors", "typer", "rich", "click"):
+            handler = signal.getsignal(signal.SIGINT)
+            seen.setdefault(args[0], getattr(handler, "__module__", None) or str(handler))
+    sys.addaudithook(hook)
+    sys.argv = ["vtengine", "--version"]
+    with contextlib.redirect_stdout(io.StringIO()):
+        try:
+            runpy.run_module("vtengine", run_name="__main__", alter_sys=True)
+        except SystemExit:
+            pass
+    print(json.dumps(seen, sort_keys=True))
 elif task == "share":  # the model from the shared cache, then three tokens of it
     from pathlib import Path
     from vtengine.engine import Engine
@@ -1792,15 +1859,15 @@ elif task == "share":  # the model from the shared cache, then three tokens of i
 """
 
 
-def _child(task: str, hash_seed: str, *args: str) -> Any:
-    """``CHILD``'s ``task`` in a fresh interpreter under ``PYTHONHASHSEED=hash_seed``: its JSON, or its
-    exit status and stderr's last line."""
+def _child(task: str, hash_seed: str, *args: str, tree: Path | None = None) -> Any:
+    """``CHILD``'s ``task`` in a fresh interpreter under ``PYTHONHASHSEED=hash_seed``, with ``tree`` (default:
+    this package's) first on its path: its JSON, or its exit status and stderr's last line."""
     import subprocess
     import sys
 
     env = {**inherited_environment(), "PYTHONHASHSEED": hash_seed}
-    done = subprocess.run([sys.executable, "-c", CHILD, str(package_dir().parent), task, *args], capture_output=True,
-                          text=True, timeout=300, env=env)
+    done = subprocess.run([sys.executable, "-c", CHILD, str(tree or package_dir().parent), task, *args],
+                          capture_output=True, text=True, timeout=300, env=env)
     if done.returncode != 0:
         return "exit", done.returncode, (done.stderr.strip().splitlines() or [""])[-1]
     return json.loads(done.stdout)
@@ -1813,13 +1880,37 @@ def _two_processes(task: str, folder: Path) -> Any:
     return first == second, first, second, _listing(folder)
 
 
+def _copies_share(root: Path) -> Any:
+    """The engine's tree copied twice (the second copy's files touched an hour later, as a checkout
+    leaves them), each copy's vt-tiny loaded in a process of its own from one cache folder: what each
+    returned, whether they agree, and the folder's files after both (a cache keyed by the sources'
+    contents is shared; one keyed by their place or their times is written again)."""
+    import time
+
+    cache, results = root / "cache", []
+    for index in range(2):
+        tree = root / f"tree-{index}"
+        shutil.copytree(package_dir(), tree / "vtengine", ignore=shutil.ignore_patterns("__pycache__"))
+        if index:
+            later = time.time() + 3600
+            for path in (tree / "vtengine").rglob("*"):
+                os.utime(path, (later, later))
+        results.append(_child("share", "0", str(cache), tree=tree))
+    return results[0] == results[1], results[0], _listing(cache)
+
+
 def processes_cases(corpus: Corpus) -> None:
     """What only several processes show: importing the engine into a host (every module; the host's own
-    libraries imported first), and the model cache and generation shared by two processes whose string
-    hashes differ (a per-process hash as a file name or an order)."""
+    libraries imported first), `import vtengine` alone, the signal handler `python -m vtengine` has
+    when its heavy imports happen, the model cache and generation shared by two processes whose string
+    hashes differ (a per-process hash as a file name or an order) and by two copies of the tree."""
     corpus.add("processes/what importing vtengine changes in the host", _child, "import", "1")
+    corpus.add("processes/what `import vtengine` alone imports beyond Python's own", _child, "package", "1")
+    corpus.add("processes/SIGINT's handler at each heavy import of `python -m vtengine --version`", _child,
+               "signals", "1")
     root = Path(corpus.tmp) / "processes"
     corpus.add("processes/vt-tiny cache and generation, two processes", _two_processes, "share", root / "cache")
+    corpus.add("processes/vt-tiny cache and generation, two copies of the tree", _copies_share, root / "copies")
     for argv in (["--version"], ["arms", "--json", "-"], ["generate", "--prompt", "hi", "--tokens", "2", "--json", "-"]):
         corpus.add(f"processes/the program: vtengine {' '.join(argv)}", _program, argv, root / "cache")
 
@@ -2015,6 +2106,94 @@ def surface_cases(corpus: Corpus) -> None:
                 instance.close()
 
 
+PATH_FORMS: dict[str, Callable[[Path], Any]] = {  # one place, as callers spell it
+    "str": str,
+    "pathlib.Path": lambda path: path,
+    "str ending in /": lambda path: str(path) + "/",
+}
+PATH_EXEMPT = frozenset({"vtengine.cli", "vtengine.knobs"})  # strings from a command line or the environment
+
+
+def _path_parameters() -> list[tuple[str, Callable[..., Any], str]]:
+    """Every public function's parameter that names a file or folder, by its annotation (``Path``,
+    ``os.PathLike``) or its name: ``(label, function, parameter)``."""
+    import inspect
+
+    found = []
+    for module in _public_modules():
+        if module.__name__ in PATH_EXEMPT:
+            continue
+        for name, value in sorted(vars(module).items()):
+            if name.startswith("_") or not callable(value) or getattr(value, "__module__", None) != module.__name__:
+                continue
+            try:
+                parameters = inspect.signature(value).parameters.values()
+            except (TypeError, ValueError):
+                continue
+            for parameter in parameters:
+                if "Path" in str(parameter.annotation) or re.search(r"dir|path|folder|file", parameter.name):
+                    found.append((f"{module.__name__.removeprefix('vtengine.')}.{name}({parameter.name})", value,
+                                  parameter.name))
+    return found
+
+
+PathOf = Callable[[Path], Any]  # a path as one of PATH_FORMS spells it
+
+
+def _path_recipes(root: Path) -> dict[str, Callable[[PathOf], Any]]:
+    """For each path parameter, a call given the parameter's value (a path in one of ``PATH_FORMS``)
+    and what a caller would compare of its result."""
+    from vtengine.checkpoint import load_checkpoint, save_checkpoint
+    from vtengine.model import embedded_model
+
+    model = _small_model()
+    saved, cache, tree = root / "checkpoint", root / "cache", root / "tree"
+    save_checkpoint(saved, model.config, generate_tensors(model.config))
+    tree.mkdir()
+    (tree / "a.py").write_text("A = 1\n")
+    made = iter(range(1 << 20))
+
+    def save(path_of: PathOf) -> Any:
+        target = root / f"saved-{next(made)}"
+        save_checkpoint(path_of(target), model.config, generate_tensors(model.config))
+        return _listing(target), load_model(str(target)).digest()
+
+    return {
+        "checkpoint.load_checkpoint(directory)": lambda p: canon(load_checkpoint(p(saved))),
+        "checkpoint.save_checkpoint(directory)": save,
+        "model.embedded_model(cache_dir)": lambda p: embedded_model("vt-tiny", p(cache)).digest(),
+        "model.load_model(name_or_dir)": lambda p: load_model(p(saved)).digest(),
+        "model.load_model(cache_dir)": lambda p: load_model("vt-tiny", p(cache)).digest(),
+        "provenance.source_tree_hash(directory)": lambda p: source_tree_hash(p(tree)),
+        "provenance.check_single_tree(directory)": lambda p: check_single_tree(p(package_dir())),
+    }
+
+
+def path_form_cases(corpus: Corpus) -> None:
+    """Every public path parameter given a ``str``, a ``pathlib.Path`` and a ``str`` with a trailing
+    slash for the same file or folder: whether the three agree, and each one's outcome. A path
+    parameter found without a recipe here is a case of its own (add the recipe)."""
+    root = Path(corpus.tmp) / "path-forms"
+    root.mkdir()
+    recipes = _path_recipes(root)
+    for label, _function, _parameter in _path_parameters():
+        recipe = recipes.get(label)
+        if recipe is None:
+            corpus.cases[f"surface/path forms {label}"] = "no recipe in snapshot._path_recipes: add one"
+            continue
+
+        def forms(recipe: Callable[[PathOf], Any] = recipe) -> Any:
+            seen = {form: outcome(partial(recipe, path_of), corpus.tmp) for form, path_of in PATH_FORMS.items()}
+            return len(set(seen.values())) == 1, seen
+
+        corpus.add(f"surface/path forms {label}", forms)
+
+
+def surface_and_path_cases(corpus: Corpus) -> None:
+    surface_cases(corpus)
+    path_form_cases(corpus)
+
+
 # -- boundaries: the engine's own calls, replayed at each argument's edges --------------------------------
 
 def _files_state(root: Path, digests: dict[tuple[str, int, int, int], str]) -> list[str]:
@@ -2097,18 +2276,19 @@ def run(seed: int, only: list[str] | None = None) -> dict[str, str]:
             "engine": lambda rng: engine_cases(corpus, rng),
             "cli": lambda rng: cli_cases(corpus),
             "processes": lambda rng: processes_cases(corpus),
-            "surface": lambda rng: surface_cases(corpus),
+            "surface": lambda rng: surface_and_path_cases(corpus),
             "boundaries": lambda rng: boundary_cases(corpus),
         }
         private = Path(tmp) / "tmp"  # tempfile's folder while the groups run: what they leave is theirs
         private.mkdir()
         saved, tempfile.tempdir = tempfile.tempdir, str(private)
         try:
-            with scoped_env({"TMPDIR": str(private)}):
+            with scoped_env({"TMPDIR": str(private)}), _reported():
                 for index, group in enumerate(GROUPS):
                     if only is None or group in only:
                         before = processstate.state(environment)
                         makers[group](np.random.Generator(np.random.PCG64([seed, index])))
+                        corpus.add(f"{group}/reported at a full collection", _collected)
                         processstate.settle(before["threads"])
                         after = processstate.state(environment)  # here: a case runs under its own NumPy error state
                         corpus.add(f"{group}/the process after the group", processstate.changes, before, after,
