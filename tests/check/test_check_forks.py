@@ -23,7 +23,7 @@ PROBE = textwrap.dedent('''
 
     def where(out):
         facts = {"imported_in": IMPORTED_IN, "pid": os.getpid(), "argv": sys.argv,
-                 "site": getattr(sys, "fp_sitecustomize", None)}
+                 "site": getattr(sys, "fp_sitecustomize", None), "hash": hash("vtgate")}
         with open(out, "w") as handle:
             json.dump(facts, handle)
         return {"metrics": {"n": 1}}
@@ -70,9 +70,9 @@ def _setup(project, header: str = HEADER) -> Path:
     return out
 
 
-def _where(project, out: Path, probe: str, header: str = HEADER) -> dict:
+def _where(project, out: Path, probe: str, header: str = HEADER, extra: str = "") -> dict:
     facts = out / f"{probe.replace(':', '-')}.json"
-    project.write_suite(_gate("where", probe, f'out = "{facts}"'), header=header)
+    project.write_suite(_gate("where", probe, f'out = "{facts}"', extra), header=header)
     done, report = project.check_json()
     assert done.returncode == 0, (done.stderr, report["gates"][0]["summary"])
     return json.loads(facts.read_text())
@@ -96,6 +96,18 @@ def test_an_import_that_starts_a_thread_gets_a_fresh_interpreter(project) -> Non
     out = _setup(project)
     facts = _where(project, out, "threadprobe:where")
     assert facts["imported_in"] == facts["pid"]  # a forked child would not have had that thread
+
+
+def test_a_run_that_sets_a_variable_read_at_interpreter_start_gets_a_fresh_interpreter(project) -> None:
+    import subprocess
+    import sys
+
+    out = _setup(project)
+    facts = _where(project, out, "forkprobe:where", extra='env = { PYTHONHASHSEED = "123" }\nenv_reason = "a seed"')
+    assert facts["imported_in"] == facts["pid"]
+    seeded = subprocess.run([sys.executable, "-c", "print(hash('vtgate'))"], capture_output=True, text=True,
+                            env={"PYTHONHASHSEED": "123"}, check=True)
+    assert facts["hash"] == int(seeded.stdout)  # the run's own seed, not the server's
 
 
 def test_a_sitecustomize_on_the_probes_path_is_imported_as_at_a_fresh_start(project) -> None:

@@ -8,7 +8,9 @@ would, with ``os.environ`` replaced by the run's exact environment; nothing one 
 next. The import itself ran under the server's environment (the run's without its knobs), so it is
 traced: if the import read a variable (through ``os.environ``) whose value the run sets differently,
 that child does not use the warm state but ``exec``s a fresh ``vtgate.run.child`` under the run's
-environment. (A C extension calling ``getenv`` at import is not seen by the trace.) An import that
+environment; so does a run that sets a variable the interpreter reads as it starts (``PYTHONPATH``,
+``PYTHONHASHSEED``, the locale) to another value than the server's. (A C extension calling ``getenv``
+at import is not seen by the trace.) An import that
 started a Python thread makes every run fresh (a forked child has only the thread that forked). A
 forked child ends as an interpreter does: it waits for its threads that are not daemons and runs the
 ``atexit`` callbacks before it exits, so a probe that leaves either hanging times out as a fresh run would.
@@ -90,11 +92,19 @@ class _EnvTrace:
             setattr(kind, name, method)
 
 
+def _at_start(name: str) -> bool:
+    """A variable the interpreter itself reads as it starts (``PYTHONPATH``, ``PYTHONHASHSEED``, the
+    locale), never through ``os.environ``: no trace of the import sees it."""
+    return name.startswith(("PYTHON", "LC_")) or name in ("LANG", "LANGUAGE")
+
+
 def _differs(read: set[str], server_env: Mapping[str, str], run_env: Mapping[str, str]) -> bool:
-    """Whether the run's environment differs from the server's in a variable the import read."""
+    """Whether the run's environment differs from the server's in a variable the import read, or in
+    one the interpreter read as it started."""
     if ALL in read:
         return dict(server_env) != dict(run_env)
-    return any(server_env.get(name) != run_env.get(name) for name in read)
+    names = read | {name for name in (*server_env, *run_env) if _at_start(name)}
+    return any(server_env.get(name) != run_env.get(name) for name in names)
 
 
 def _child(probe: str, args: Mapping[str, Any], env: Mapping[str, str], result_fd: int, fresh: bool) -> int:
