@@ -12,7 +12,8 @@ every bug, so the script stops there, naming it.
 rest of the suite is not run for it; a bug they leave green gets the whole suite. Same verdicts, less
 time: each bug's JSON says which run decided it (``decided_by``: "first" or "suite").
 
-Prints one line per bug and the kill rate; the JSON has every bug's exit code and red gates.
+Prints one line per bug and the kill rate; the JSON has every bug's exit code and red gates. Ctrl-C or
+SIGTERM stops the running check (SIGTERM to vtgate) and removes the worktree and the scratch folder.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -32,6 +34,23 @@ VTGATE = str(Path(sys.executable).parent / "vtgate")
 
 def git(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
+
+
+def _check(argv: list[str]) -> subprocess.CompletedProcess[str]:
+    """One ``vtgate check``; if this script is interrupted or stopped meanwhile, vtgate gets SIGTERM (it
+    ends its probes and removes its folders) and 15 s to exit before it is killed."""
+    process = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        stdout, stderr = process.communicate(timeout=1800)
+    except BaseException:
+        process.terminate()
+        try:
+            process.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+        raise
+    return subprocess.CompletedProcess(argv, process.returncode, stdout, stderr)
 
 
 def judge(patch: Path | None, jobs: int, scratch: Path, first: list[str]) -> dict[str, object]:
@@ -50,9 +69,8 @@ def judge(patch: Path | None, jobs: int, scratch: Path, first: list[str]) -> dic
         runs.append(("suite", []))
         for decided_by, selection in runs:
             report = scratch / f"{name}-{decided_by}.json"
-            done = subprocess.run([VTGATE, "check", "--suite", str(REPO / "goldens" / "gates.toml"), "--root",
-                                   str(tree), "-j", str(jobs), *selection, "--json", str(report)], cwd=REPO,
-                                  capture_output=True, text=True, timeout=1800, check=False)
+            done = _check([VTGATE, "check", "--suite", str(REPO / "goldens" / "gates.toml"), "--root", str(tree),
+                           "-j", str(jobs), *selection, "--json", str(report)])
             if done.returncode in (1, 3):
                 break
         seconds = time.perf_counter() - started
@@ -76,6 +94,8 @@ def main() -> int:
     parser.add_argument("--only", default="")
     parser.add_argument("--first", default="", help="comma-separated gates to run alone first")
     args = parser.parse_args()
+    # SIGTERM ends the script as Ctrl-C does: the running check stopped, its worktree and the scratch removed
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     patches = sorted(args.folder.glob("*.patch"))
     if args.only:
         wanted = set(args.only.split(","))
