@@ -1832,7 +1832,7 @@ elif task == "package":  # what `import vtengine` alone imports that is not Pyth
     import vtengine
     added = {name.partition(".")[0] for name in set(sys.modules) - before}
     print(json.dumps(sorted(added - set(sys.stdlib_module_names) - {"vtengine"})))
-elif task == "signals":  # `python -m vtengine --version`: SIGINT's handler when each heavy module is first imported
+elif task == "signals":  # `python -m vtengine --version`: SIGINT's handlers met when heavy modules are first imported
     import contextlib, io, runpy, signal
     seen = {}
     def hook(event, args):
@@ -1846,7 +1846,7 @@ elif task == "signals":  # `python -m vtengine --version`: SIGINT's handler when
             runpy.run_module("vtengine", run_name="__main__", alter_sys=True)
         except SystemExit:
             pass
-    print(json.dumps(seen, sort_keys=True))
+    print(json.dumps(sorted(set(seen.values()))))  # which modules import is a library's own choice
 elif task == "share":  # the model from the shared cache, then three tokens of it
     from pathlib import Path
     from vtengine.engine import Engine
@@ -1906,7 +1906,7 @@ def processes_cases(corpus: Corpus) -> None:
     hashes differ (a per-process hash as a file name or an order) and by two copies of the tree."""
     corpus.add("processes/what importing vtengine changes in the host", _child, "import", "1")
     corpus.add("processes/what `import vtengine` alone imports beyond Python's own", _child, "package", "1")
-    corpus.add("processes/SIGINT's handler at each heavy import of `python -m vtengine --version`", _child,
+    corpus.add("processes/SIGINT's handlers at the heavy imports of `python -m vtengine --version`", _child,
                "signals", "1")
     root = Path(corpus.tmp) / "processes"
     corpus.add("processes/vt-tiny cache and generation, two processes", _two_processes, "share", root / "cache")
