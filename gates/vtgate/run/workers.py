@@ -43,10 +43,14 @@ ZYGOTE_READY_SECONDS = 120.0
 FORKSERVER = ("-m", "vtgate.run.forkserver")
 
 
+STATUS_GRACE_SECONDS = 5.0  # how long an exited server's status may take to come from its zygote
+
+
 class ForkedServer:
     """A fork server forked by a zygote, driven like the ``subprocess.Popen`` of a started one: its
     pipes, ``pid``, ``poll`` and ``wait``. The zygote reaps it and writes its exit status to
-    ``status_file``; were the zygote killed first, the server's status is reported as -9."""
+    ``status_file``; were the zygote killed first, or its status not written within
+    ``STATUS_GRACE_SECONDS`` of the server's end, the server's status is reported as -9."""
 
     def __init__(self, pid: int, zygote_pid: int, status_file: Path, stdin: int, stdout: int, stderr: int) -> None:
         self.pid = pid
@@ -57,14 +61,21 @@ class ForkedServer:
         self.stdout: IO[bytes] | None = os.fdopen(stdout, "rb")
         self.stderr: IO[bytes] | None = os.fdopen(stderr, "rb")
         self.returncode: int | None = None
+        self._ended: float | None = None  # when it was first seen no longer running
 
     def poll(self) -> int | None:
         if self.returncode is None:
             try:
                 self.returncode = int(self.status_file.read_text())
             except (OSError, ValueError):
-                if _state(self.zygote_pid) == "running" or _state(self.pid) == "running":
-                    return None  # still running, or reaped by a live zygote that is writing its status
+                if _state(self.pid) == "running":
+                    return None
+                # exited: a live zygote reaps it and writes its status within moments; one that has not
+                # after STATUS_GRACE_SECONDS never will (a wait on it must end), so it counts as killed
+                if self._ended is None:
+                    self._ended = time.monotonic()
+                if _state(self.zygote_pid) == "running" and time.monotonic() - self._ended < STATUS_GRACE_SECONDS:
+                    return None
                 self.returncode = -9
         return self.returncode
 
