@@ -1,5 +1,5 @@
 """vtbisect on a perf gate: a real git history of the fake engine, whose per-step cost is the constant
-``SLOW`` in its tracked source; one commit makes every step 60% more expensive. Each candidate is
+``SLOW`` in its tracked source; one commit makes every step 2.5 times as expensive. Each candidate is
 timed against GOOD's commit on the same host (the gate declares ``reference = { ref = "main" }``;
 vtbisect replaces it with GOOD), and the per-leg evidence is in the step logs."""
 
@@ -15,11 +15,13 @@ import pytest
 
 pytestmark = pytest.mark.slow  # a whole bisection, each candidate a vtgate check timing interleaved legs
 
-# 1.6x the work per step is a ratio near 0.625; same code near 1.0. The threshold sits between them
-# (their geometric middle is 0.79), with rounds enough that neither side lands near it. It was 1.3x
-# (0.77 against 1.0, threshold 0.87) until a CI run beside the other slow tests (the gate has no
-# preflight here: quiet = false) judged one candidate on the wrong side and named the wrong commit;
-# how small a slowdown the gate resolves is the benchmark's business (docs/perf.md), not this test's.
+# 2.5x the work per step is a ratio near 0.4; same code near 1.0. The threshold sits between them
+# (their geometric middle is 0.63), with rounds enough that neither side lands near it. It was 1.3x
+# (threshold 0.87), then 1.6x (0.625 against 1.0, threshold 0.79): in CI beside the other slow tests
+# (the gate has no preflight here: quiet = false) the load pulled the measured ratio up to 0.71, the
+# culprit's confirmation came out inconclusive twice, and vtbisect rightly answered "one of two
+# commits" (exact = false) instead of naming it. How small a slowdown the gate resolves is the
+# benchmark's business (docs/perf.md), not this test's.
 # --confirm 2 re-judges the culprit and its parent, so one leg-level accident cannot name a neighbour.
 GATE_OPTIONS = 'workers = 2\nlooks = 3\nleg_timeout = 60'
 
@@ -31,14 +33,14 @@ def vtbisect(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           text=True, timeout=900, check=False)
 
 
-def test_vtbisect_names_the_commit_that_made_every_step_sixty_percent_slower(perfkit, tmp_project, tmp_path):
-    project = tmp_project(perfkit.gate(min_ratio=0.79, rounds=8, reference='{ ref = "main" }', extra=GATE_OPTIONS))
+def test_vtbisect_names_the_commit_that_made_every_step_two_and_a_half_times_slower(perfkit, tmp_project, tmp_path):
+    project = tmp_project(perfkit.gate(min_ratio=0.63, rounds=8, reference='{ ref = "main" }', extra=GATE_OPTIONS))
     good = perfkit.git(project.root, "rev-parse", "HEAD")
     notes = project.root / "notes.txt"
     for number in range(2):
         notes.write_text(f"note {number}\n")
         project.commit(f"notes {number}")
-    project.set_slow(1.6)
+    project.set_slow(2.5)
     culprit = project.commit("engine: a costlier step")
     for number in range(2, 5):
         notes.write_text(f"note {number}\n")
@@ -50,7 +52,7 @@ def test_vtbisect_names_the_commit_that_made_every_step_sixty_percent_slower(per
                    "--confirm", "2")  # the culprit and its parent judged afresh: what a user on a shared host adds
     assert ran.returncode == 1, ran.stderr + ran.stdout
     (found,) = json.loads(record.read_text())["culprits"]
-    assert found["commit"] == culprit and found["gates"] == ["fake-perf"], ran.stdout
+    assert found["commit"] == culprit and found["exact"] and found["gates"] == ["fake-perf"], ran.stderr
     logs = "\n".join(path.read_text() for path in sorted((evidence / "steps").iterdir()))
     # every candidate was timed against GOOD's commit, with each leg written down
     assert f"reference: {good} = {good}" in logs
