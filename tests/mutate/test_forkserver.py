@@ -6,12 +6,17 @@ value; a crash or a hang is reported as a fresh interpreter's would be, and rele
 from __future__ import annotations
 
 import os
+import signal
+import sys
 import textwrap
+import time
 from pathlib import Path
 
 import psutil
 import pytest
 from vtgate.run.execute import AmbientEnv, ProbeKey, SharedRuns
+from vtgate.run.proctree import ChildProcesses
+from vtgate.run.workers import Zygote
 from vtgate.suite.records import ProbeRef, ProbeRequest, SuiteSettings
 
 PROBE = textwrap.dedent('''
@@ -205,3 +210,57 @@ def test_the_default_preload_is_numpy_alone(served) -> None:
     run(shared, root, "observe", tag="one")
     (live,) = [z for z in shared.workers.zygotes.values() if z is not None]
     assert "ml_dtypes" not in set(live.modules()) and "numpy" in set(live.modules())
+
+
+THREAD_POOL = textwrap.dedent('''
+    """Idle threads started at import, as a native BLAS or OpenMP pool starts its workers."""
+    import threading
+
+    for _ in range(6):
+        threading.Thread(target=threading.Event().wait, daemon=True).start()
+''')
+
+
+def _process_state(pid: int) -> str:
+    return Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0].decode()
+
+
+def _until(condition, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.005)
+    return True
+
+
+def test_a_zygote_whose_preload_started_threads_writes_every_servers_status(tmp_path: Path) -> None:
+    """SIGCHLD goes to any thread that does not block it. With a preload's threads beside the zygote's
+    own, the signal of a server's end often lands on one of them (here made likely: the zygote is
+    stopped while the server dies, and on SIGCONT whichever thread runs first takes it); the zygote
+    must still reap the server and write its status, not wait for its next request. Before the zygote
+    watched a wake-up pipe and reaped on every pass, most of these rounds never got a status."""
+    (tmp_path / "threadpool.py").write_text(THREAD_POOL)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    children = ChildProcesses()
+    zygote = Zygote(children, sys.executable, env, ("numpy", "threadpool"))
+    try:
+        assert zygote.ready and "threadpool" in zygote.modules()
+        assert len(os.listdir(f"/proc/{zygote.process.pid}/task")) > 6
+        for _ in range(8):
+            server = zygote.spawn(tmp_path, env, "json")
+            os.kill(zygote.process.pid, signal.SIGSTOP)
+            try:
+                assert _until(lambda: _process_state(zygote.process.pid) == "T", 5)
+                os.kill(server.pid, signal.SIGKILL)
+                assert _until(lambda pid=server.pid: _process_state(pid) == "Z", 5)
+            finally:
+                os.kill(zygote.process.pid, signal.SIGCONT)
+            assert _until(server.status_file.exists, 5), "the zygote wrote no status for its killed server"
+            assert server.wait(5) == -signal.SIGKILL
+            for stream in (server.stdin, server.stdout, server.stderr):
+                assert stream is not None
+                stream.close()
+    finally:
+        zygote.close(children)
+        children.kill_all()

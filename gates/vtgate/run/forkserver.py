@@ -53,6 +53,7 @@ from typing import Any
 ALL = "*"  # the import iterated over the whole environment
 PRELOAD = ("vtgate.run.child",)  # what every zygote imports, after [suite] preload (default: numpy)
 PYTHONPATH = "PYTHONPATH"
+REAP_SECONDS = 1.0  # the longest a zygote leaves an exited server unreaped, were every wake-up missed
 STARTUP = frozenset({"sitecustomize", "usercustomize"})  # what the site module imports at start, if found
 
 
@@ -313,6 +314,13 @@ def zygote(socket_path: str, preload: Sequence[str] = ("numpy",)) -> int:
                 partial.write_text(str(os.waitstatus_to_exitcode(wait_status)))
                 os.replace(partial, statuses / str(serial))
 
+    # SIGCHLD may land on any thread that does not block it (a BLAS pool started by a preload): its C
+    # handler then neither interrupts this thread's select nor sets the flag that runs ``reap`` here, and
+    # a server's status would wait for the next request. The handler also writes to ``woken``, which
+    # the select watches, and every pass of the loop reaps; REAP_SECONDS bounds the wait regardless.
+    woken, wake = os.pipe()
+    os.set_blocking(wake, False)
+    signal.set_wakeup_fd(wake, warn_on_full_buffer=False)
     signal.signal(signal.SIGCHLD, reap)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(socket_path)
@@ -321,7 +329,10 @@ def zygote(socket_path: str, preload: Sequence[str] = ("numpy",)) -> int:
     sys.stdout.flush()
     serial = 0
     while True:
-        ready, _, _ = select.select([listener, sys.stdin], [], [])
+        ready, _, _ = select.select([listener, sys.stdin, woken], [], [], REAP_SECONDS)
+        if woken in ready:
+            os.read(woken, 4096)
+        reap(signal.SIGCHLD, None)
         if sys.stdin in ready and not sys.stdin.buffer.readline():
             return 0  # stdin closed: vtgate is done with this zygote
         if listener not in ready:
@@ -344,6 +355,9 @@ def zygote(socket_path: str, preload: Sequence[str] = ("numpy",)) -> int:
             if pid == 0:
                 status = 3
                 try:
+                    signal.set_wakeup_fd(-1)
+                    for fd in (woken, wake):
+                        os.close(fd)
                     listener.close()
                     connection.close()
                     status = _become_server(request, fds, zygote_env, trace.names)
