@@ -218,8 +218,10 @@ def test_the_unpatched_copy_equals_the_golden_in_every_group(tmp_path: Path) -> 
 @pytest.mark.parametrize("module, function, line, group, seen", [
     ("tokenizer.py", "encode", "__import__('numpy').random.seed(0)", "tokenizer", "NumPy global generator"),
     ("tokenizer.py", "decode", "__import__('random').random()", "tokenizer", "Python random module"),
-    ("engine.py", "generate", "__import__('threading').Thread(target=__import__('time').sleep, args=(6,)).start()",
-     "engine", "threads left running"),
+    # a thread that never ends on its own (a daemon, so the child still exits): one that slept a few seconds
+    # had ended before the group did on a slow host, and the group rightly left nothing running
+    ("engine.py", "generate", "__import__('threading').Thread(target=__import__('threading').Event().wait, "
+     "daemon=True).start()", "engine", "threads left running"),
     ("checkpoint.py", "load_checkpoint", "vars(__import__('sys'))['_planted'] = open(__file__)", "checkpoint",
      "file descriptors"),
     ("checkpoint.py", "save_checkpoint", "__import__('tempfile').mkstemp(prefix='vt-planted-')", "checkpoint",
