@@ -45,7 +45,7 @@ from vtengine.config import ModelConfig
 from vtengine.dequant import DequantCache
 from vtengine.draws import KNOB_VALUES, pairwise
 from vtengine.engine import Engine, propose_ngram, top2_margin
-from vtengine.gemv import gemv_bf16_dot, gemv_default
+from vtengine.gemv import Linear, gemv_bf16_dot, gemv_default
 from vtengine.knobs import (
     Knobs,
     child_env,
@@ -152,6 +152,26 @@ def raised(error: BaseException, tmp: str = "") -> str:
     return f"raises {name}"
 
 
+def _crossing(error: BaseException) -> str:
+    """What the exception loses on its way to another process or into a copy: a pool's worker reports it
+    pickled, and pickle and ``copy`` rebuild it as ``type(error)(*error.args)`` plus its ``__dict__``.
+    Empty when both give back the same type, message and arguments."""
+    import copy
+    import pickle
+
+    problems = []
+    for how, trip in (("a pickle round trip", lambda e: pickle.loads(pickle.dumps(e))), ("copy.copy", copy.copy)):
+        try:
+            back = trip(error)
+            same = type(back) is type(error) and str(back) == str(error) and canon(back.args) == canon(error.args)
+        except Exception as failure:  # noqa: BLE001 - how it fails is the finding
+            problems.append(f"{how} raises {type(failure).__name__}")
+            continue
+        if not same:
+            problems.append(f"{how} gives another exception")
+    return f"; {', '.join(problems)}" if problems else ""
+
+
 _REPORTED: list[str] = []  # what Python reported but no caller could catch, while the corpus runs
 
 
@@ -207,7 +227,7 @@ def outcome(call: Callable[[], Any], tmp: str = "", watch: tuple[np.ndarray, ...
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as error:  # noqa: BLE001 - what the caller sees is the outcome
-        text, again = raised(error, tmp), False
+        text, again = raised(error, tmp) + _crossing(error), False
     written = [i for i, (a, was) in enumerate(zip(watch, before, strict=True)) if canon(a) != was]
     text += f"; wrote argument {written}" if written else ""
     if again:
@@ -690,7 +710,61 @@ def engine_cases(corpus: Corpus, rng: np.random.Generator) -> None:
     corpus.add("engine/DequantCache unknown policy", DequantCache, 100, "fifo")
     for head_dim in range(2, 258, 2):  # every even head_dim to 256: where a size formula's float rounding bites
         corpus.add(f"engine/head_dim {head_dim}: forward_logits", _one_head_model, head_dim)
+    memory_cases(corpus)
     _tiny_cases(corpus, rng)
+
+
+CHUNK_BYTES = Linear.MAX_PRODUCT_ELEMENTS * 4  # the largest temporary a chunked product or score block may hold
+MEMORY_SHAPES = ((128, 4, 4, 512), (192, 3, 1, 768))  # d_model, heads, KV heads, context
+
+
+def _peak_budget(config: ModelConfig, positions: int) -> int:
+    """What a call over ``positions`` may hold at its peak, by the engine's own bounds: a few chunk-sized
+    temporaries (products and score blocks are chunked to CHUNK_BYTES), the KV cache of a full context, and
+    a few copies of the activations and logits of every position."""
+    head_dim = config.d_model // config.n_heads
+    kv = 2 * config.n_layers * config.n_kv_heads * head_dim * config.max_context * 4
+    rows = positions * (2 * config.d_model + 2 * config.d_ff + config.vocab_size) * 4
+    return 4 * CHUNK_BYTES + 2 * kv + 4 * rows
+
+
+def _peak_within_budget(model: Model, call: str, positions: int) -> Any:
+    """The peak of NumPy's traced allocations while one call runs, against :func:`_peak_budget`: a chunk
+    bound that no longer bounds (a size formula that drops a factor, an unchunked path) goes over it,
+    while every result stays the same."""
+    import tracemalloc
+
+    engine = Engine(model, Knobs())
+    ids = [(7 * i + 3) % model.config.vocab_size for i in range(positions)]
+    was_tracing = tracemalloc.is_tracing()
+    if not was_tracing:
+        tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        start = tracemalloc.get_traced_memory()[0]
+        if call == "score":
+            engine.score(ids)
+        else:
+            engine.generate(ids[:-2], 2)
+        peak = tracemalloc.get_traced_memory()[1] - start
+    finally:
+        if not was_tracing:
+            tracemalloc.stop()
+        engine.close()
+    return peak <= _peak_budget(model.config, positions)
+
+
+def memory_cases(corpus: Corpus) -> None:
+    """Peak memory of long calls within the bound the engine's chunking promises (a boolean each: the
+    bytes themselves depend on the NumPy version)."""
+    for d_model, heads, kv_heads, context in MEMORY_SHAPES:
+        config = ModelConfig(name="memory", vocab_size=64, d_model=d_model, n_layers=1, n_heads=heads,
+                             n_kv_heads=kv_heads, d_ff=2 * d_model, max_context=context, seed=3)
+        model = Model(config, generate_tensors(config))
+        for call in ("score", "generate"):
+            for positions in (40, context):
+                corpus.add(f"engine/peak memory within the chunk budget: d_model {d_model}, {heads}/{kv_heads} heads,"
+                           f" {call} of {positions}", _peak_within_budget, model, call, positions)
 
 
 def _loaded_beside_namesake(name: str, cache: Path, kind: str) -> Any:
@@ -886,6 +960,13 @@ def checkpoint_cases(corpus: Corpus, rng: np.random.Generator) -> None:
                 corpus.add(f"checkpoint/save over debris {c} {scenario} overwrite={overwrite}",
                            _save_over_debris, root / "debris" / f"{scenario}-{overwrite}", scenario, config, tensors,
                            overwrite)
+        for scenario in ("nothing", "an earlier checkpoint"):
+            for overwrite in (False, True):
+                for limit in ("nothing", "half the weights"):
+                    corpus.add(f"checkpoint/save cut short by a file size limit of {limit} {c} over {scenario} "
+                               f"overwrite={overwrite}", _save_cut_short,
+                               root / "cut-short" / f"{scenario}-{overwrite}-{limit}", scenario, config, tensors,
+                               overwrite, limit)
         damaged = root / "damaged"
         shutil.copytree(root / "f32" / "nested", damaged)
         (damaged / checkpoint.CONFIG_FILE).write_text("{not json")
@@ -1124,12 +1205,23 @@ def _tied_head_cases(corpus: Corpus, config: ModelConfig, tensors: dict[str, np.
     embedding = tensors["model.embed_tokens.weight"]
     off = embedding.copy()
     off[-1, -1] = np.nextafter(off[-1, -1], np.float32(np.inf))
-    for label, head in (("equal", embedding), ("one value off", off), ("float16", embedding.astype(np.float16))):
+    zeroed = embedding.copy()
+    zeroed[0, :3] = 0.0
+    negative_zero = zeroed.copy()
+    negative_zero[0, :3] = -0.0
+    narrow = {"bfloat16": embedding.astype(BF16), "float16": embedding.astype(np.float16)}
+    heads = [("equal", embedding, embedding), ("one value off", embedding, off),
+             ("float16", embedding, embedding.astype(np.float16)),
+             # the same values in another encoding: a wider dtype, or -0.0 for +0.0 (equal numbers, other bits)
+             *((f"float32 of a {name} embedding's values", stored, stored.astype(np.float32))
+               for name, stored in narrow.items()),
+             ("-0.0 where the embedding holds +0.0", zeroed, negative_zero)]
+    for label, stored, head in heads:
         folder = root / label
         folder.mkdir(parents=True)
         (folder / checkpoint.CONFIG_FILE).write_text(json.dumps(checkpoint.config_to_hf(config)))
-        save_file({**{n: np.ascontiguousarray(t) for n, t in tensors.items()}, "lm_head.weight": head},
-                  str(folder / checkpoint.WEIGHTS_FILE))
+        weights = {**{n: np.ascontiguousarray(t) for n, t in tensors.items()}, "model.embed_tokens.weight": stored}
+        save_file({**weights, "lm_head.weight": head}, str(folder / checkpoint.WEIGHTS_FILE))
         corpus.add(f"checkpoint/load tied with lm_head {label}", checkpoint.load_checkpoint, folder)
 
 
@@ -1176,6 +1268,48 @@ def _save_over_debris(folder: Path, scenario: str, config: ModelConfig, tensors:
     except Exception as error:  # noqa: BLE001
         loaded = raised(error, str(folder))
     return saved, _listing(folder), loaded
+
+
+@contextlib.contextmanager
+def _file_size_limit(limit: int) -> Iterator[None]:
+    """Writes past ``limit`` bytes of one file fail (EFBIG, an OSError), as on a full disk or quota: the
+    soft RLIMIT_FSIZE lowered for the block, SIGXFSZ ignored (as Python's start-up leaves it)."""
+    import resource
+    import signal
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, handler)
+
+
+def _save_cut_short(folder: Path, scenario: str, config: ModelConfig, tensors: dict[str, np.ndarray],
+                    overwrite: bool, limit: str) -> Any:
+    """``save_checkpoint`` into ``folder/ck`` (empty, or holding an earlier checkpoint) while no file may
+    grow past ``limit`` (nothing, or half the weights file): the write fails part-way. Its outcome, what
+    the folder holds afterwards, and whether the earlier checkpoint still loads as it was."""
+    target = folder / "ck"
+    folder.mkdir(parents=True)
+    earlier = {name: t * np.float32(0.5) if t.ndim == 2 else t for name, t in tensors.items()}
+    if scenario == "an earlier checkpoint":
+        checkpoint.save_checkpoint(target, config, earlier)
+    size = 0 if limit == "nothing" else (target / checkpoint.WEIGHTS_FILE).stat().st_size // 2 \
+        if target.exists() else 1 << 12
+    try:
+        with _file_size_limit(size):
+            saved: Any = checkpoint.save_checkpoint(target, config, tensors, overwrite=overwrite)
+    except Exception as error:  # noqa: BLE001 - the failure is part of the outcome
+        saved = raised(error, str(folder))
+    try:
+        loaded = checkpoint.load_checkpoint(target)[1]
+        kept: Any = {n: canon(t) for n, t in loaded.items()} == {n: canon(t) for n, t in earlier.items()}
+    except Exception as error:  # noqa: BLE001
+        kept = raised(error, str(folder))
+    return saved, _listing(folder), kept
 
 
 # checkpoints whose tensors are of several dtypes, as exports mix them: (the matrices', the rest's)
@@ -1899,6 +2033,28 @@ def _copies_share(root: Path) -> Any:
     return results[0] == results[1], results[0], _listing(cache)
 
 
+def _versions_share(root: Path) -> Any:
+    """Two versions of the engine (the second's sources each end in one more comment line, as the next
+    commit's do) load vt-tiny in turn, A, B, A, B, each in a process of its own, from one cache folder, as
+    every checkout and worktree on a machine does: how many cache files there are after each load, and
+    whether each version's file is still the one it wrote when it loads again (one version's loads must
+    not delete or rewrite the other's)."""
+    cache, trees = root / "cache", [root / "version-a", root / "version-b"]
+    for index, tree in enumerate(trees):
+        shutil.copytree(package_dir(), tree / "vtengine", ignore=shutil.ignore_patterns("__pycache__"))
+        for source in (tree / "vtengine").rglob("*.py") if index else ():
+            with source.open("a") as handle:
+                handle.write("# another version\n")
+    seen: list[dict[str, tuple[int, int]]] = []
+    for tree in (*trees, *trees):
+        _child("share", "0", str(cache), tree=tree)
+        seen.append({p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in cache.iterdir()} if cache.is_dir() else {})
+    own = [seen[0], {n: v for n, v in seen[1].items() if n not in seen[0]}]
+    kept = [all(seen[step + 2].get(name) == value for name, value in own[step].items()) and bool(own[step])
+            for step in range(2)]
+    return [len(files) for files in seen], kept
+
+
 def processes_cases(corpus: Corpus) -> None:
     """What only several processes show: importing the engine into a host (every module; the host's own
     libraries imported first), `import vtengine` alone, the signal handler `python -m vtengine` has
@@ -1911,6 +2067,8 @@ def processes_cases(corpus: Corpus) -> None:
     root = Path(corpus.tmp) / "processes"
     corpus.add("processes/vt-tiny cache and generation, two processes", _two_processes, "share", root / "cache")
     corpus.add("processes/vt-tiny cache and generation, two copies of the tree", _copies_share, root / "copies")
+    corpus.add("processes/vt-tiny cache shared by two versions of the engine, loaded in turn", _versions_share,
+               root / "versions")
     for argv in (["--version"], ["arms", "--json", "-"], ["generate", "--prompt", "hi", "--tokens", "2", "--json", "-"]):
         corpus.add(f"processes/the program: vtengine {' '.join(argv)}", _program, argv, root / "cache")
 
@@ -2169,6 +2327,38 @@ def _path_recipes(root: Path) -> dict[str, Callable[[PathOf], Any]]:
     }
 
 
+WRITERS = frozenset({"checkpoint.save_checkpoint(directory)"})  # recipes whose call is meant to write
+
+
+def _entries(*roots: Path) -> dict[str, tuple[int, int, int, int]]:
+    """``path -> (inode, mode, size, mtime ns)`` of everything under ``roots`` (links not followed;
+    bytecode caches left out: an import may write them)."""
+    found = {}
+    for root in roots:
+        for path in [root, *root.rglob("*")]:
+            if "__pycache__" not in path.parts:
+                stat = path.lstat()
+                found[str(root.name / path.relative_to(root))] = (stat.st_ino, stat.st_mode, stat.st_size,
+                                                                   stat.st_mtime_ns)
+    return found
+
+
+def _second_call_writes(recipe: Callable[[PathOf], Any], roots: tuple[Path, ...]) -> Any:
+    """A read called again (its first call may fill a cache): what it created, removed or rewrote, by
+    path and by what changed (inode, mode, size, mtime). Empty for a read that is a read."""
+    as_path = PATH_FORMS["pathlib.Path"]  # the form every path parameter takes
+    recipe(as_path)
+    before = _entries(*roots)
+    recipe(as_path)
+    after = _entries(*roots)
+    fields = ("inode", "mode", "size", "mtime")
+    changed = [f"{re.sub('[0-9a-f]{16,}', '<hex>', path)}: {', '.join(f for f, a, b in zip(fields, before[path], after[path], strict=True) if a != b)}"
+               for path in sorted(before.keys() & after.keys()) if before[path] != after[path]]
+    named = partial(re.sub, "[0-9a-f]{16,}", "<hex>")  # a cache file's name carries its key
+    return {"created": sorted(map(named, after.keys() - before.keys())),
+            "removed": sorted(map(named, before.keys() - after.keys())), "changed": changed}
+
+
 def path_form_cases(corpus: Corpus) -> None:
     """Every public path parameter given a ``str``, a ``pathlib.Path`` and a ``str`` with a trailing
     slash for the same file or folder: whether the three agree, and each one's outcome. A path
@@ -2187,6 +2377,9 @@ def path_form_cases(corpus: Corpus) -> None:
             return len(set(seen.values())) == 1, seen
 
         corpus.add(f"surface/path forms {label}", forms)
+        if label not in WRITERS:
+            corpus.add(f"surface/second call writes nothing {label}", _second_call_writes, recipe,
+                       (root, package_dir()))
 
 
 def surface_and_path_cases(corpus: Corpus) -> None:

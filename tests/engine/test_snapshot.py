@@ -204,6 +204,13 @@ def test_the_golden_was_blessed_with_the_seed_the_tests_use() -> None:
     ("set-w/05.patch", ["engine"], "engine/load_model 'vt-tiny' beside a checkpoint folder"),  # folder shadows name
     ("set-w/07.patch", ["boundaries"], "boundaries/numerics.round_bf16"),  # no asarray: a list refused
     ("set-w/15.patch", ["cli"], "cli/help"),  # -h dropped with context_settings
+    # set-y's survivors, after reading
+    ("set-y/01.patch", ["engine"], "engine/peak memory within the chunk budget"),  # head_dim left out of a bound
+    ("set-y/02.patch", ["knobs"], "knobs/VT_"),  # KnobError(knob, message): pickle and copy cannot rebuild it
+    ("set-y/05.patch", ["checkpoint"], "checkpoint/load tied with lm_head float32 of a"),  # bits, not values
+    ("set-y/09.patch", ["surface"], "surface/second call writes nothing model.embedded_model"),  # a hit rewrites
+    ("set-y/13.patch", ["processes"], "processes/vt-tiny cache shared by two versions"),  # deletes the other's
+    ("set-y/14.patch", ["checkpoint"], "checkpoint/save cut short by a file size limit"),  # removes the old one
 ])
 def test_a_bug_nobody_wrote_a_contract_for_changes_the_pinned_calls(tmp_path: Path, patch: str, groups: list[str],
                                                                   where: str) -> None:
