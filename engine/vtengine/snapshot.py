@@ -1297,8 +1297,12 @@ def _save_cut_short(folder: Path, scenario: str, config: ModelConfig, tensors: d
     earlier = {name: t * np.float32(0.5) if t.ndim == 2 else t for name, t in tensors.items()}
     if scenario == "an earlier checkpoint":
         checkpoint.save_checkpoint(target, config, earlier)
-    size = 0 if limit == "nothing" else (target / checkpoint.WEIGHTS_FILE).stat().st_size // 2 \
-        if target.exists() else 1 << 12
+    if limit == "nothing":
+        size = 0
+    elif target.exists():
+        size = (target / checkpoint.WEIGHTS_FILE).stat().st_size // 2
+    else:
+        size = 1 << 12  # no earlier weights file to halve: 4 KiB, far short of the new one
     try:
         with _file_size_limit(size):
             saved: Any = checkpoint.save_checkpoint(target, config, tensors, overwrite=overwrite)
@@ -2352,9 +2356,9 @@ def _second_call_writes(recipe: Callable[[PathOf], Any], roots: tuple[Path, ...]
     recipe(as_path)
     after = _entries(*roots)
     fields = ("inode", "mode", "size", "mtime")
-    changed = [f"{re.sub('[0-9a-f]{16,}', '<hex>', path)}: {', '.join(f for f, a, b in zip(fields, before[path], after[path], strict=True) if a != b)}"
-               for path in sorted(before.keys() & after.keys()) if before[path] != after[path]]
     named = partial(re.sub, "[0-9a-f]{16,}", "<hex>")  # a cache file's name carries its key
+    changed = [f"{named(path)}: {', '.join(f for f, a, b in zip(fields, before[path], after[path], strict=True) if a != b)}"
+               for path in sorted(before.keys() & after.keys()) if before[path] != after[path]]
     return {"created": sorted(map(named, after.keys() - before.keys())),
             "removed": sorted(map(named, before.keys() - after.keys())), "changed": changed}
 
