@@ -38,7 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     per_gate: dict[str, list[float]] = {}
     report: dict = {}
     with tempfile.TemporaryDirectory(prefix="bench-check-head-") as tmp:
-        root = args.root or snapshot_head(Path(tmp), "engine", "gates", "bisect", "docs", "pyproject.toml")
+        # the whole tree: the envdoc gate scans every root, and a knob read only under tests/ (the
+        # command-probe fixtures read VTGATE_PROBE_ARGS) would look stale in a partial snapshot
+        root = args.root or snapshot_head(Path(tmp))
         print(f"code under test: {root if args.root else 'engine at HEAD (snapshot)'}")
         for _ in range(args.runs):
             wall, cpu, report = timed_vtgate("check", "--root", str(root), *jobs)
