@@ -743,6 +743,7 @@ def engine_cases(corpus: Corpus, rng: np.random.Generator) -> None:
     nonfinite_weight_cases(corpus)
     threaded_error_cases(corpus)
     wide_vocab_cases(corpus)
+    long_context_cases(corpus)
     _tiny_cases(corpus, rng)
 
 
@@ -909,6 +910,40 @@ def wide_vocab_cases(corpus: Corpus) -> None:
                     corpus.add(f"engine/ids past 2**16: {name}, {label}", call)
             finally:
                 engine.close()
+
+# contexts far past vt-tiny's 1024 (Llama 3's head_dim 128 and rope_theta 500000; a context that is no
+# power of two): what a table built by a recurrence, or at a lower precision, rounds otherwise at late positions
+LONG_SHAPES = (
+    ModelConfig(name="long", vocab_size=32, d_model=128, n_layers=1, n_heads=1, n_kv_heads=1, d_ff=16,
+                max_context=32_768, seed=5, rope_theta=500_000.0),
+    ModelConfig(name="long", vocab_size=32, d_model=128, n_layers=1, n_heads=2, n_kv_heads=1, d_ff=16,
+                max_context=20_011, seed=5),
+)
+
+
+def _engine_arrays(engine: Engine) -> dict[str, Any]:
+    """Every array an engine holds as a public attribute (alone or in a list): its derived tables."""
+    held: dict[str, Any] = {}
+    for name, value in sorted(vars(engine).items()):
+        if name.startswith("_"):
+            continue
+        if isinstance(value, np.ndarray) or (isinstance(value, list) and value
+                                            and all(isinstance(v, np.ndarray) for v in value)):
+            held[name] = value
+    return held
+
+
+def long_context_cases(corpus: Corpus) -> None:
+    """Engines of long-context configurations: every table they hold, bit for bit, and a generation."""
+    for config in LONG_SHAPES:
+        label = f"max_context {config.max_context}, head_dim {config.head_dim}, rope_theta {config.rope_theta:g}"
+        engine = Engine(Model(config, generate_tensors(config)), Knobs())
+        try:
+            corpus.add(f"engine/long context, {label}: the arrays the engine holds", _engine_arrays, engine)
+            corpus.add(f"engine/long context, {label}: generate", engine.generate, [3, 1, 4, 1, 5], 3)
+        finally:
+            engine.close()
+
 
 NONFINITE_SHAPE = ModelConfig(name="nonfinite", vocab_size=40, d_model=24, n_layers=2, n_heads=6, n_kv_heads=2, d_ff=37,
                               max_context=24, seed=17)
@@ -2131,6 +2166,32 @@ def _json_through(kind: str, root: Path, tmp: str) -> Any:
                      "the target holds the document": target.exists() and target.read_text().startswith("{")}
 
 
+# --json targets a write fails at: the open (a folder, a path under a regular file) or only when the
+# written bytes meet the device (/dev/full takes the open and refuses the data: ENOSPC at the flush)
+UNWRITABLE_TARGETS = ("a folder", "a path under a regular file", "a full device")
+JSON_COMMANDS = (["generate", "--prompt", "hi", "--tokens", "1"], ["score", "--ids", "1,2,3"],
+                 ["bench", "--tokens", "2", "--prompt-tokens", "1", "--runs", "1"])
+
+
+def _json_unwritable(argv: list[str], kind: str, root: Path, tmp: str) -> Any:
+    """``ARGV --json TARGET`` where the write fails: the outcome (an error a user can act on, never a
+    success that wrote nothing) and what the target is afterwards."""
+    root.mkdir(parents=True, exist_ok=True)
+    if kind == "a full device":
+        if not os.path.exists("/dev/full"):
+            return "no /dev/full on this system"
+        target = Path("/dev/full")
+    elif kind == "a folder":
+        target = root / "a-folder"
+        target.mkdir(exist_ok=True)
+    else:
+        (root / "a-file").write_text("kept\n")
+        target = root / "a-file" / "out.json"
+    done = _cli_run([*argv, "--json", str(target)], None, tmp)
+    after = "" if kind == "a full device" else sorted(os.listdir(root))
+    return done, after, (root / "a-file").read_text() if (root / "a-file").exists() else None
+
+
 def _cli_run(argv: list[str], out: Path | None, tmp: str) -> Any:
     """``vtengine ARGV`` in this process: (exit status, stdout, stderr's own lines, the --json file)."""
     from vtengine import cli
@@ -2161,10 +2222,30 @@ def _help_argvs() -> list[list[str]]:
     return [[*prefix, flag] for prefix in ([], *([name] for name in commands)) for flag in ("-h", "--help")]
 
 
-def _help_run(argv: list[str], tmp: str) -> tuple[Any, bool]:
-    """The exit status and whether stdout is a usage text (its wording is typer's and rich's, not pinned)."""
+BOX_DRAWING = frozenset("╭╮╰╯│─┃━┏┓┗┛")  # rich's panels; click's plain help has none
+
+
+def _help_run(argv: list[str], tmp: str) -> tuple[Any, ...]:
+    """The exit status, whether stdout is a usage text, and the help contract the CLI states (plain
+    click help: no rich panels, no markup parsed out of a help text, no option name cut): which
+    parameters' declared help texts are not in it whole (whitespace aside) and which option spellings
+    are not in it as words. The wording and wrapping are typer's and click's, not pinned."""
+    import typer
+
+    from vtengine import cli
+
     code, stdout, _, _ = _cli_run(argv, None, tmp)
-    return code, isinstance(stdout, str) and stdout.lstrip().startswith("Usage:")
+    text = stdout if isinstance(stdout, str) else ""
+    command = typer.main.get_command(cli.app)
+    for word in argv[:-1]:
+        command = command.commands[word]  # type: ignore[attr-defined]
+    flat = " ".join(text.split())
+    params = [p for p in command.params if p.name != "help"]
+    helps = {p.name: getattr(p, "help", None) or "" for p in params}
+    cut = [name for name, declared in helps.items() if declared and " ".join(declared.split()) not in flat]
+    spellings = [o for p in params for o in (*p.opts, *p.secondary_opts) if o.startswith("-")]
+    absent = [o for o in spellings if not re.search(rf"(?<![\w-]){re.escape(o)}(?![\w-])", text)]
+    return (code, text.lstrip().startswith("Usage:"), any(ch in BOX_DRAWING for ch in text), cut, absent)
 
 
 def cli_cases(corpus: Corpus) -> None:
@@ -2206,6 +2287,10 @@ def cli_cases(corpus: Corpus) -> None:
             corpus.add(f"cli/under knobs {k} {label}: {' '.join(argv)}", _cli_run_with, knob_env, argv, corpus.tmp)
     for kind in JSON_TARGETS:
         corpus.add(f"cli/generate --json into {kind}", _json_through, kind, tmp / "json targets", corpus.tmp)
+    for argv in JSON_COMMANDS:
+        for kind in UNWRITABLE_TARGETS:
+            corpus.add(f"cli/{argv[0]} --json into {kind}", _json_unwritable, argv, kind,
+                       tmp / "unwritable" / argv[0], corpus.tmp)
     endings = tmp / "endings"
     endings.mkdir()
     for i, argv in enumerate((["generate", "--prompt", "hi", "--tokens", "2"], ["generate", "--prompt", "hi", "--tokens", "2", "--json", "-"],

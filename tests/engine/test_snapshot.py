@@ -223,6 +223,10 @@ def test_the_golden_was_blessed_with_the_seed_the_tests_use() -> None:
     ("set-aa/08.patch", ["cli"], "cli/generate --json into a symbolic link to a file"),  # the rename replaces the link
     ("set-aa/14.patch", ["cli"], "cli/line endings: generate --prompt hi --tokens 2 --json -"),  # no final newline
     ("set-aa/15.patch", ["tokenizer"], "tokenizer/encode of new objects in turn"),  # a memo keyed by id(text)
+    # set-ab's survivors, after reading
+    ("set-ab/03.patch", ["engine"], "engine/long context, max_context 32768"),  # RoPE tables by cumprod
+    ("set-ab/06.patch", ["cli"], "cli/help generate --help"),  # typer's version compared as a string: rich help
+    ("set-ab/12.patch", ["cli"], "cli/score --json into a full device"),  # the write error deferred to collection
 ])
 def test_a_bug_nobody_wrote_a_contract_for_changes_the_pinned_calls(tmp_path: Path, patch: str, groups: list[str],
                                                                   where: str) -> None:
