@@ -2167,29 +2167,31 @@ def _json_through(kind: str, root: Path, tmp: str) -> Any:
 
 
 # --json targets a write fails at: the open (a folder, a path under a regular file) or only when the
-# written bytes meet the device (/dev/full takes the open and refuses the data: ENOSPC at the flush)
-UNWRITABLE_TARGETS = ("a folder", "a path under a regular file", "a full device")
+# written bytes meet the disk (a file size limit: the open succeeds, the data is refused, EFBIG at the
+# write or the flush, as on a full disk). Never a real device such as /dev/full: a buggy writer that
+# renames a temporary file over its target would replace the machine's device node (as root).
+UNWRITABLE_TARGETS = ("a folder", "a path under a regular file", "a file past a 64-byte size limit")
 JSON_COMMANDS = (["generate", "--prompt", "hi", "--tokens", "1"], ["score", "--ids", "1,2,3"],
                  ["bench", "--tokens", "2", "--prompt-tokens", "1", "--runs", "1"])
 
 
 def _json_unwritable(argv: list[str], kind: str, root: Path, tmp: str) -> Any:
     """``ARGV --json TARGET`` where the write fails: the outcome (an error a user can act on, never a
-    success that wrote nothing) and what the target is afterwards."""
+    success that wrote nothing) and what is left beside the target."""
     root.mkdir(parents=True, exist_ok=True)
-    if kind == "a full device":
-        if not os.path.exists("/dev/full"):
-            return "no /dev/full on this system"
-        target = Path("/dev/full")
-    elif kind == "a folder":
+    limit: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
+    if kind == "a folder":
         target = root / "a-folder"
         target.mkdir(exist_ok=True)
-    else:
+    elif kind == "a path under a regular file":
         (root / "a-file").write_text("kept\n")
         target = root / "a-file" / "out.json"
-    done = _cli_run([*argv, "--json", str(target)], None, tmp)
-    after = "" if kind == "a full device" else sorted(os.listdir(root))
-    return done, after, (root / "a-file").read_text() if (root / "a-file").exists() else None
+    else:
+        target, limit = root / "limited.json", _file_size_limit(64)
+    with limit:
+        done = _cli_run([*argv, "--json", str(target)], None, tmp)
+    sizes = {path.name: path.stat().st_size for path in sorted(root.iterdir()) if path.is_file()}
+    return done, sorted(os.listdir(root)), sizes
 
 
 def _cli_run(argv: list[str], out: Path | None, tmp: str) -> Any:
