@@ -1,0 +1,104 @@
+"""Shared helpers for the set-ac witnesses (based on set-ab's): small generated float32 models, an outcome
+formatter that scrubs temporary paths, and subprocess runners for the CLI and for a child interpreter
+(PYTHONHASHSEED=0, CI unset, stdin from /dev/null)."""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+from vtengine.config import ModelConfig
+from vtengine.engine import Engine
+from vtengine.knobs import Knobs
+from vtengine.model import Model, generate_tensors
+
+PY = sys.executable
+
+
+def small_config(**over) -> ModelConfig:
+    base = dict(name="ac-small", vocab_size=64, d_model=32, n_layers=2, n_heads=4, n_kv_heads=2,
+                d_ff=48, max_context=128, seed=23)
+    base.update(over)
+    return ModelConfig(**base)
+
+
+def small_tensors(**over) -> tuple[ModelConfig, dict[str, np.ndarray]]:
+    cfg = small_config(**over)
+    return cfg, generate_tensors(cfg)
+
+
+def small_model(**over) -> Model:
+    cfg, tensors = small_tensors(**over)
+    return Model(cfg, tensors)
+
+
+def engine(model: Model, max_tokens: int | None = None, **knobs) -> Engine:
+    return Engine(model, Knobs(**knobs), max_tokens=max_tokens)
+
+
+def digest(a: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()[:16]
+
+
+def tmpdir() -> str:
+    return tempfile.mkdtemp(prefix="setac-tmp")
+
+
+def scrub(text: str) -> str:
+    """Temporary directory names replaced by <tmp> (they differ from run to run)."""
+    return re.sub(r"/tmp/[A-Za-z0-9_. -]*tmp[A-Za-z0-9_]+", "<tmp>", text)
+
+
+def outcome(fn) -> str:
+    """fn()'s value, or the exception's type and first words (temporary paths scrubbed)."""
+    try:
+        return scrub(f"ok {fn()}")
+    except Exception as error:  # noqa: BLE001
+        return f"{type(error).__name__}: {scrub(' '.join(str(error).split()))[:90]}"
+
+
+def child_env(env: dict | None = None) -> dict:
+    e = dict(os.environ)
+    e["PYTHONHASHSEED"] = "0"
+    e.pop("CI", None)
+    if env:
+        e.update(env)
+    return e
+
+
+def cli(*args: str, env: dict | None = None, cwd: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([PY, "-m", "vtengine", *args], capture_output=True, text=True, env=child_env(env),
+                          cwd=cwd, stdin=subprocess.DEVNULL, timeout=timeout)
+
+
+def py(code: str, env: dict | None = None, cwd: str | None = None, exe: str | None = None) -> subprocess.CompletedProcess:
+    """Run a small Python program in a fresh interpreter (same environment, stdin from /dev/null)."""
+    return subprocess.run([exe or PY, "-c", code], capture_output=True, text=True, env=child_env(env), cwd=cwd,
+                          stdin=subprocess.DEVNULL, timeout=300)
+
+
+def first_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return scrub(lines[0]) if lines else ""
+
+
+def last_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return scrub(lines[-1]) if lines else ""
+
+
+def run_bounded(fn, seconds: float = 20.0) -> str:
+    """fn() in a daemon thread; its outcome, or 'no result within N s' (a hang: the thread is left
+    blocked or spinning and dies with the interpreter)."""
+    import threading
+
+    box: list[str] = []
+    worker = threading.Thread(target=lambda: box.append(outcome(fn)), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    return box[0] if box else f"no result within {seconds:.0f} s"
