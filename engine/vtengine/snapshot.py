@@ -57,6 +57,7 @@ from vtengine.knobs import (
     unset,
 )
 from vtengine.model import Model, generate_tensors, hf_names, load_model
+from vtengine.profiler import STAGES, Profiler
 from vtengine.provenance import MixedImportsError, check_single_tree, package_dir, source_tree_hash
 
 BRIEF_CHARS = 200  # an outcome longer than this is cut to its head plus a digest of the whole
@@ -744,6 +745,7 @@ def engine_cases(corpus: Corpus, rng: np.random.Generator) -> None:
     threaded_error_cases(corpus)
     wide_vocab_cases(corpus)
     long_context_cases(corpus)
+    profiler_cases(corpus)
     _tiny_cases(corpus, rng)
 
 
@@ -943,6 +945,40 @@ def long_context_cases(corpus: Corpus) -> None:
             corpus.add(f"engine/long context, {label}: generate", engine.generate, [3, 1, 4, 1, 5], 3)
         finally:
             engine.close()
+
+
+# exact timings (binary fractions, so every sum and share is exact) a profile may hold: what a real
+# run's clock gives only by chance (two stages of equal time on a coarse clock, a phase that took no
+# time, every stage alike), each in the order its stages were first timed
+PROFILES: dict[str, tuple[tuple[str, str, float, int], ...]] = {
+    "two stages of equal time": (("decode", "linear", 0.25, 3), ("decode", "rope", 0.125, 2),
+                                 ("decode", "norms", 0.125, 5)),
+    "every stage alike, in both phases": tuple((phase, stage, 0.0625, 1) for phase in ("prefill", "decode")
+                                               for stage in STAGES),
+    "a phase that took no time": (("prefill", "linear", 0.0, 1), ("prefill", "attention", 0.0, 1),
+                                  ("decode", "linear", 0.5, 1)),
+    "timed fastest first": tuple(("decode", stage, 2.0 ** -k, k) for k, stage in enumerate(STAGES, 1))[::-1],
+    "a stage counted, never timed": (("decode", "embed", 0.0, 4), ("decode", "linear", 1.0, 4)),
+}
+
+
+def _profile_of(rows: tuple[tuple[str, str, float, int], ...], tokens: dict[str, int]) -> Any:
+    """The table and token counts of a profile that holds exactly ``rows`` (as ``Profiler.add`` leaves
+    them: seconds and calls per phase and stage), timed by no clock."""
+    profiler = Profiler()
+    for phase, stage, seconds, calls in rows:
+        profiler.phase = phase
+        profiler.seconds[(phase, stage)] += seconds
+        profiler.calls[(phase, stage)] += calls
+    profiler.tokens.update(tokens)
+    return profiler.table(), dict(profiler.tokens), profiler.phase
+
+
+def profiler_cases(corpus: Corpus) -> None:
+    """``Profiler.table`` over exact timings, ties and zeros among them: rows, their order and shares."""
+    for name, rows in PROFILES.items():
+        corpus.add(f"engine/profile table: {name}", _profile_of, rows, {"prefill": 3, "decode": 2})
+    corpus.add("engine/profile table: empty", _profile_of, (), {})
 
 
 NONFINITE_SHAPE = ModelConfig(name="nonfinite", vocab_size=40, d_model=24, n_layers=2, n_heads=6, n_kv_heads=2, d_ff=37,
@@ -2109,9 +2145,27 @@ def _portable(doc: Any, timings: bool) -> Any:
     return doc
 
 
+def _bench_lines(stderr: str) -> list[str]:
+    """``bench``'s own lines with the host's timings masked: the summary's rates and each table row's
+    seconds and share; the rest (the runs, the arms, each row's phase, stage and calls) as printed. The
+    rows are sorted, since the table orders them by time."""
+    head, rows = [], []
+    for line in stderr.splitlines():
+        if not BOX & set(line):
+            if line.strip():
+                head.append(re.sub(r"\d+ tok/s", "<n> tok/s", " ".join(line.split())))
+            continue
+        cells = [cell.strip() for cell in re.split("[\u2500-\u257f]", line) if cell.strip()]
+        if len(cells) == 5 and cells[0] != "phase":
+            cells[2], cells[4] = "<seconds>", "<share>"
+        if cells:
+            rows.append(" | ".join(cells))
+    return head + sorted(rows)
+
+
 def _own_lines(stderr: str, command: str) -> list[str]:
     if command == "bench":
-        return [line for line in stderr.splitlines() if line.startswith("error")]
+        return _bench_lines(stderr)
     lines = []
     for line in stderr.splitlines():
         if not line.strip() or BOX & set(line) or line.startswith(("Usage:", "Try '", "Error: ", "\u2577")):

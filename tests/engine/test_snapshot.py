@@ -227,6 +227,9 @@ def test_the_golden_was_blessed_with_the_seed_the_tests_use() -> None:
     ("set-ab/03.patch", ["engine"], "engine/long context, max_context 32768"),  # RoPE tables by cumprod
     ("set-ab/06.patch", ["cli"], "cli/help generate --help"),  # typer's version compared as a string: rich help
     ("set-ab/12.patch", ["cli"], "cli/score --json into a file past a 64-byte size limit"),  # error deferred to collection
+    # set-ac's survivors, after reading
+    ("set-ac/08.patch", ["engine"], "engine/profile table: two stages of equal time"),  # the sort compares row dicts
+    ("set-ac/11.patch", ["cli"], "cli/under knobs 0 VT_PROFILE=1: bench"),  # bench's summary joins the arms' keys
 ])
 def test_a_bug_nobody_wrote_a_contract_for_changes_the_pinned_calls(tmp_path: Path, patch: str, groups: list[str],
                                                                   where: str) -> None:
