@@ -2278,9 +2278,6 @@ def _help_argvs() -> list[list[str]]:
     return [[*prefix, flag] for prefix in ([], *([name] for name in commands)) for flag in ("-h", "--help")]
 
 
-BOX_DRAWING = frozenset("╭╮╰╯│─┃━┏┓┗┛")  # rich's panels; click's plain help has none
-
-
 def _help_run(argv: list[str], tmp: str) -> tuple[Any, ...]:
     """The exit status, whether stdout is a usage text, and the help contract the CLI states (plain
     click help: no rich panels, no markup parsed out of a help text, no option name cut): which
@@ -2301,7 +2298,7 @@ def _help_run(argv: list[str], tmp: str) -> tuple[Any, ...]:
     cut = [name for name, declared in helps.items() if declared and " ".join(declared.split()) not in flat]
     spellings = [o for p in params for o in (*p.opts, *p.secondary_opts) if o.startswith("-")]
     absent = [o for o in spellings if not re.search(rf"(?<![\w-]){re.escape(o)}(?![\w-])", text)]
-    return (code, text.lstrip().startswith("Usage:"), any(ch in BOX_DRAWING for ch in text), cut, absent)
+    return (code, text.lstrip().startswith("Usage:"), bool(BOX & set(text)), cut, absent)
 
 
 def cli_cases(corpus: Corpus) -> None:
