@@ -157,7 +157,7 @@ def attend_scalar(q: np.ndarray, k: np.ndarray, v: np.ndarray, ctx: int, scale: 
                 acc = f32(acc + f32(q[h, d] * k[kv, d, t]))
             scores.append(f32(acc * scale))
         m = max(scores)
-        e = [f32(np.exp(np.float64(f32(s - m)))) for s in scores]
+        e = list(exp_f32(np.array([f32(s - m) for s in scores], np.float32)))
         z = f32(0.0)
         for x in e:
             z = f32(z + x)

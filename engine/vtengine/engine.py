@@ -26,7 +26,7 @@ from vtengine.gemv import Linear
 from vtengine.knobs import Knobs
 from vtengine.kvcache import PagedKVCache, Sequence
 from vtengine.model import Model
-from vtengine.numerics import BF16, identity, round_bf16, silu_f32, sum_sequential
+from vtengine.numerics import BF16, cos_sin_f32, identity, pow_f64, round_bf16, silu_f32, sum_sequential
 from vtengine.profiler import Profiler, clock
 
 
@@ -81,9 +81,9 @@ class Engine:
         self.head_dim = hd = cfg.head_dim
         self.scale = np.float32(1.0 / math.sqrt(hd))
         # rope tables: angles and cos/sin in float64, rounded once to float32 (portable bits)
-        inv_freq = 1.0 / (cfg.rope_theta ** (np.arange(0, hd, 2, dtype=np.float64) / hd))
+        inv_freq = 1.0 / pow_f64(cfg.rope_theta, np.arange(0, hd, 2, dtype=np.float64) / hd)
         angles = np.arange(cfg.max_context, dtype=np.float64)[:, None] * inv_freq[None, :]
-        cos, sin = np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
+        cos, sin = cos_sin_f32(angles)
         self.rope_cos = np.concatenate([cos, cos], axis=1)
         self.rope_sin = np.concatenate([-sin, sin], axis=1)
         self.norm_in = [model.vector(f"model.layers.{i}.input_layernorm.weight") for i in range(cfg.n_layers)]

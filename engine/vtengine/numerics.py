@@ -1,5 +1,6 @@
 """Numeric building blocks whose bits are the contract: bf16 rounding, fp8-e4m3 block quantization,
-strictly sequential float32 sums, an exactly rounded float32 fma, and float64 transcendentals.
+strictly sequential float32 sums, an exactly rounded float32 fma, and transcendentals correctly
+rounded to float32 (the same bits on every CPU).
 
 NumPy's ``add.reduce`` is pairwise (8 partial sums) when the reduced axis is the innermost loop and
 strictly sequential when it is an outer loop; :func:`sum_sequential` only ever takes the second road.
@@ -8,6 +9,8 @@ strictly sequential when it is an outer loop; :func:`sum_sequential` only ever t
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from decimal import Decimal, localcontext
 
 import ml_dtypes
 import numpy as np
@@ -63,15 +66,118 @@ def fma_f32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 
 def exp_f32(x: np.ndarray) -> np.ndarray:  # x: float32 array
-    """exp computed in float64, rounded once to float32: the float32 result does not depend on the
-    CPU's SIMD exp (float32 exp kernels differ in the last ulp between CPUs)."""
-    return np.exp(x.astype(np.float64)).astype(np.float32)
+    """exp correctly rounded to float32: computed in float64, rounded once, and near a float32
+    rounding boundary computed again exactly (float32 exp kernels differ in the last ulp between
+    CPUs, float64 ones in the last few: see :func:`portable_f32`)."""
+    x64 = np.asarray(x, np.float64)
+    return portable_f32(np.exp(x64), x64, lambda d: d.exp())
 
 
 def silu_f32(x: np.ndarray) -> np.ndarray:
     """x * sigmoid(x) computed in float64, rounded once to float32."""
     x64 = np.asarray(x, np.float64)
-    return (x64 / (1.0 + np.exp(-x64))).astype(np.float32)
+    return portable_f32(x64 / (1.0 + np.exp(-x64)), x64, lambda d: d / (1 + (-d).exp()))
+
+
+# NumPy picks its float64 exp, sin, cos and power kernels by CPU feature (AVX-512 and AVX2 give other
+# last bits), each a few float64 ulps from the true value. Rounded to float32 those few ulps vanish,
+# except where the true value lies within them of a float32 rounding boundary (the midpoint of two
+# float32 neighbours). Such values, about one in a million, are computed again in decimal arithmetic
+# and rounded once: the float32 result is the correctly rounded one, whatever the CPU.
+NEAR_ULPS = 256  # within this many float64 ulps of a float32 boundary, the value is computed exactly
+_DIGITS = 60  # decimal digits of the exact computation (a float32 needs 9, a float64 17)
+_F32_OVERFLOW = Decimal(2) ** 128 - Decimal(2) ** 103  # float32's largest plus half its last step: rounds to inf
+_PI = Decimal("3.141592653589793238462643383279502884197169399375105820974944592307816406286208998628")
+
+
+def near_f32_boundary(v: np.ndarray) -> np.ndarray:
+    """Where float64 ``v`` lies within :data:`NEAR_ULPS` of a float32 rounding boundary (never at a
+    NaN or an infinity)."""
+    v = np.ascontiguousarray(v, np.float64)
+    # a float32-normal value rounds on its low 29 mantissa bits: the boundary is 1 followed by 28 zeros
+    low = (v.view(np.uint64) & np.uint64(0x1FFFFFFF)).astype(np.int64)
+    near = np.abs(low - (1 << 28)) <= NEAR_ULPS
+    # below float32's smallest normal, float32 steps are 2**-149 whatever the exponent
+    tiny = (np.abs(v) < 2.0**-126) & (v != 0)
+    if np.any(tiny):
+        steps = np.abs(v[tiny]) * 2.0**149
+        near[tiny] = np.abs(steps - np.floor(steps) - 0.5) <= NEAR_ULPS * np.spacing(steps)
+    return near
+
+
+def f32_of_decimal(x: Decimal) -> np.float32:
+    """``x`` rounded once to float32, ties to even."""
+    if abs(x) >= _F32_OVERFLOW:
+        return np.float32(math.copysign(math.inf, x))
+    with np.errstate(over="ignore"):
+        f = np.float32(float(x))  # float() rounds correctly to float64; float32 of that is one step off at most
+    if not np.isfinite(f):  # below the overflow threshold: the largest float32
+        f = np.float32(math.copysign(float(np.finfo(np.float32).max), x))
+    with localcontext() as exact:
+        exact.prec = 200  # every float32 and every midpoint of two has fewer digits: these sums are exact
+        for _ in range(2):
+            below, above = np.nextafter(f, np.float32(-np.inf)), np.nextafter(f, np.float32(np.inf))
+            low, high = (Decimal(float(below)) + Decimal(float(f))) / 2, (Decimal(float(f)) + Decimal(float(above))) / 2
+            if x < low or (x == low and int(f.view(np.uint32)) & 1):
+                f = below
+            elif x > high or (x == high and int(f.view(np.uint32)) & 1):
+                f = above
+            else:
+                break
+    return np.float32(f)
+
+
+def portable_f32(approx: np.ndarray, args: np.ndarray, exact: Callable[[Decimal], Decimal]) -> np.ndarray:
+    """``approx`` (float64 values a few ulps from ``exact`` of ``args``) rounded to float32, with the
+    values near a float32 boundary replaced by ``exact(Decimal(arg))`` rounded once."""
+    approx = np.asarray(approx, np.float64)
+    out = approx.astype(np.float32)
+    near = near_f32_boundary(approx)
+    if np.any(near):
+        flat_out, flat_near = out.reshape(-1), near.reshape(-1)
+        flat_args = np.broadcast_to(np.asarray(args, np.float64), approx.shape).reshape(-1)
+        with localcontext() as ctx:
+            ctx.prec = _DIGITS
+            for i in np.flatnonzero(flat_near):
+                flat_out[i] = f32_of_decimal(+exact(Decimal(float(flat_args[i]))))
+        out = flat_out.reshape(approx.shape)
+    return out
+
+
+def _cos_sin_decimal(x: Decimal) -> tuple[Decimal, Decimal]:
+    """cos and sin of ``x`` to the context's precision: reduced by pi/2, then Taylor series."""
+    with localcontext() as ctx:
+        ctx.prec += 10 + len(str(int(abs(x))))  # the digits the reduction cancels
+        quarter = _PI / 2
+        turns = int((x / quarter).to_integral_value())
+        r = x - turns * quarter
+        r2, tiny = r * r, Decimal(10) ** -(ctx.prec + 2)
+
+        def series(term: Decimal, k: int) -> Decimal:  # term - term r^2/((k+1)(k+2)) + ...
+            total = Decimal(0)
+            while term and (not total or abs(term) > abs(total) * tiny):
+                total, term, k = total + term, -term * r2 / ((k + 1) * (k + 2)), k + 2
+            return total
+
+        cos, sin = series(Decimal(1), 0), series(r, 1)
+    return ((cos, sin), (-sin, cos), (-cos, -sin), (sin, -cos))[turns % 4]
+
+
+def cos_sin_f32(angles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """cos and sin of float64 ``angles``, each correctly rounded to float32 (the RoPE tables)."""
+    a = np.asarray(angles, np.float64)
+    return (portable_f32(np.cos(a), a, lambda d: _cos_sin_decimal(d)[0]),
+            portable_f32(np.sin(a), a, lambda d: _cos_sin_decimal(d)[1]))
+
+
+def pow_f64(base: float, exponents: np.ndarray) -> np.ndarray:
+    """``base ** exponents`` correctly rounded to float64 (NumPy's float64 power differs in the last
+    ulp between CPUs). ``base`` > 0; computed in decimal, one value per exponent: for short vectors."""
+    with localcontext() as ctx:
+        ctx.prec = _DIGITS
+        log = Decimal(float(base)).ln()
+        return np.array([float((log * Decimal(float(e))).exp()) for e in np.asarray(exponents).ravel()],
+                        np.float64).reshape(np.shape(exponents))
 
 
 def quantize_fp8_blocks(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

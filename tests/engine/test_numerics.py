@@ -1,8 +1,11 @@
 """Numeric building blocks: sequential sums really are sequential, the fma is correctly rounded,
-bf16 rounds to nearest-even, fp8 block quantization clips, pads and scales per block."""
+bf16 rounds to nearest-even, fp8 block quantization clips, pads and scales per block, and the
+transcendentals (exp, silu, RoPE's power, cos and sin) are the correctly rounded float32 on any CPU."""
 
 from __future__ import annotations
 
+import math
+from decimal import Decimal, localcontext
 from fractions import Fraction
 
 import ml_dtypes
@@ -10,10 +13,17 @@ import numpy as np
 import pytest
 from vtengine.numerics import (
     FP8_MAX,
+    NEAR_ULPS,
+    cos_sin_f32,
     dequantize_fp8_blocks,
+    exp_f32,
     fma_f32,
+    near_f32_boundary,
+    portable_f32,
+    pow_f64,
     quantize_fp8_blocks,
     round_bf16,
+    silu_f32,
     sum_sequential,
 )
 
@@ -100,3 +110,88 @@ def test_fp8_quantization_clips_instead_of_producing_nan() -> None:
     values = codes.view(ml_dtypes.float8_e4m3fn).astype(np.float32)
     assert not np.isnan(values).any()
     assert values[0, 0] == FP8_MAX
+
+
+def nearest_f32(exact: Fraction) -> np.float32:
+    """The oracle: the float32 nearest to ``exact``, ties to the even one (finite values only)."""
+    f = np.float32(float(exact))
+    candidates = [np.nextafter(f, np.float32(-np.inf)), f, np.nextafter(f, np.float32(np.inf))]
+    return min(candidates, key=lambda c: (abs(Fraction(float(c)) - exact), int(c.view(np.uint32)) & 1))
+
+
+def midpoint_of(f: float) -> float:
+    """The float64 midpoint between float32 ``f`` and its upper neighbour (exact in float64)."""
+    f32 = np.float32(f)
+    return (float(f32) + float(np.nextafter(f32, np.float32(np.inf)))) / 2
+
+
+def test_a_value_within_near_ulps_of_a_boundary_is_computed_again_and_rounded_correctly() -> None:
+    """An approximation up to NEAR_ULPS float64 steps off, on the wrong side of a float32 midpoint:
+    rounding it would give the wrong float32; portable_f32 computes those again exactly."""
+    mid = midpoint_of(1.2345678)
+    for side in (-1, 1):
+        exact = Fraction(mid) + side * Fraction(1, 2**80)  # just beside the midpoint
+        want = nearest_f32(exact)
+        for off in (-NEAR_ULPS + 1, -100, -3, 3, 100, NEAR_ULPS - 1):
+            approx = mid + off * math.ulp(mid)
+            got = portable_f32(np.array([approx]), np.array([0.0]), lambda _d, e=exact: Decimal(e.numerator) / e.denominator)
+            assert got[0] == want, (side, off)
+            if (off > 0) != (side > 0):
+                assert np.float32(approx) != want  # plain rounding is wrong here: the correction is what passes
+    # far from every boundary the approximation is rounded as it is, never recomputed
+    assert portable_f32(np.array([1.5]), np.array([0.0]), lambda _d: Decimal(7))[0] == np.float32(1.5)
+
+
+def test_near_boundary_finds_midpoints_in_every_range_and_never_nan_or_infinity() -> None:
+    for f in (1.0, 1.2345678, -3.0e-20, 6.0e37, 2.0**-127, 5 * 2.0**-149):  # normal and subnormal float32
+        mid = midpoint_of(f)
+        assert near_f32_boundary(np.array([mid, mid + 8 * math.ulp(mid)])).all(), f
+        assert not near_f32_boundary(np.array([float(np.float32(f))]))[0], f
+    assert not near_f32_boundary(np.array([np.nan, np.inf, -np.inf, 0.0])).any()
+
+
+def exact_exp(x: float) -> Fraction:
+    with localcontext() as ctx:
+        ctx.prec = 80
+        return Fraction(Decimal(x).exp())
+
+
+def test_exp_and_silu_are_the_correctly_rounded_float32_even_beside_a_midpoint() -> None:
+    rng = np.random.default_rng(7)
+    x = (rng.standard_normal(200_000) * 20).astype(np.float32)
+    # inputs whose float64 exp lies beside a float32 midpoint, found among many (about one in a million)
+    pool = (rng.standard_normal(3_000_000) * 20).astype(np.float32)
+    beside = pool[near_f32_boundary(np.exp(pool.astype(np.float64)))]
+    assert beside.size >= 1
+    check = np.concatenate([beside, x[:300], np.float32([0.0, -0.0, -87.5, -103.9, 88.5, 3 * 2.0**-149])])
+    got_exp, got_silu = exp_f32(check), silu_f32(check)
+    for v, e, s in zip(check.tolist(), got_exp, got_silu, strict=True):
+        with np.errstate(over="ignore"):
+            assert e == (nearest_f32(exact_exp(v)) if v < 88.7 else np.float32(np.inf)), v
+            silu = Fraction(v) / (1 + exact_exp(-v)) if v > -700 else Fraction(0)
+            assert s == nearest_f32(silu) or (v <= -700 and s == 0), v
+    # an element's result does not depend on the array it came in
+    assert exp_f32(check).tobytes() == np.concatenate([exp_f32(check[i:i + 1]) for i in range(check.size)]).tobytes()
+
+
+def test_rope_tables_are_correctly_rounded_where_libm_is_far_from_a_boundary_and_close_to_it() -> None:
+    """cos and sin of long-context angles: where glibc's float64 result (under one ulp off) is far
+    from a float32 midpoint its rounding is the right answer; cos^2 + sin^2 is 1 everywhere."""
+    inv_freq = 1.0 / pow_f64(500_000.0, np.arange(0, 128, 2, dtype=np.float64) / 128)
+    with localcontext() as ctx:
+        ctx.prec = 60
+        for e, got in zip(np.arange(0, 128, 2) / 128, pow_f64(500_000.0, np.arange(0, 128, 2) / 128), strict=True):
+            assert got == float((Decimal(500_000).ln() * Decimal(float(e))).exp())
+    rng = np.random.default_rng(3)
+    angles = rng.integers(0, 32_768, 4000)[:, None] * inv_freq[None, :]
+    cos, sin = cos_sin_f32(angles)
+    checked = 0
+    for a, c, s in zip(angles.ravel()[:20_000].tolist(), cos.ravel()[:20_000], sin.ravel()[:20_000], strict=True):
+        for want, got in ((math.cos(a), c), (math.sin(a), s)):
+            r = np.float32(want)
+            toward = np.nextafter(r, np.float32(np.inf if want > float(r) else -np.inf))
+            if abs(want - (float(r) + float(toward)) / 2) > 4 * math.ulp(want) and abs(want) > 2.0**-100:
+                assert got == r, a
+                checked += 1
+    assert checked > 39_000
+    assert np.abs(cos.astype(np.float64) ** 2 + sin.astype(np.float64) ** 2 - 1).max() < 2e-7
