@@ -339,6 +339,7 @@ def numerics_cases(corpus: Corpus, rng: np.random.Generator) -> None:
                            watch=(x, w_t))
     corpus.add("numerics/fma_f32 next to float32 midpoints, against exact rationals", _fma_against_exact,
                *fma_hard_cases())
+    rounding_cases(corpus)
     histories = [[], [1], [1, 2, 1, 2, 1], [3, 3, 3, 3], [5, 6, 7, 5, 6, 7, 5, 6], [0, 1, 0, 2, 0, 1, 0]]
     for i, history in enumerate(histories):
         for ngram in (0, 1, 2, 3, 9):
@@ -1952,6 +1953,107 @@ def _fma_against_exact(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> Any:
     got = numerics.fma_f32(a, b, c)
     exact = [_correctly_rounded(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))) for x, y, z in zip(a, b, c, strict=True)]
     return got, [bool(np.array(g).view(np.int32) == np.array(e).view(np.int32)) for g, e in zip(got, exact, strict=True)]
+
+
+def _midpoints(values: tuple[float, ...]) -> list[float]:
+    """The float64 midpoint between each value's float32 and its upper neighbour (exact in float64)."""
+    out = []
+    for v in values:
+        f = np.float32(v)
+        out.append((float(f) + float(np.nextafter(f, np.float32(np.inf)))) / 2)
+    return out
+
+
+# values whose float32 rounding is decided within a few float64 ulps: the normal range, the top and
+# bottom of float32's subnormals, the smallest normal, and float32's largest
+ROUNDING_SPOTS = (1.2345678, -3.0e-20, 6.0e37, 2.0**-126, 0.999 * 2.0**-126, 5 * 2.0**-149, -2.0**-140,
+                  3.4028234663852886e38 * 0.99)
+
+
+def _near_at_the_threshold() -> dict[str, Any]:
+    """near_f32_boundary at NEAR_ULPS - 1, NEAR_ULPS and NEAR_ULPS + 1 float64 ulps (or, below float32's
+    smallest normal, the same multiples of the float64 spacing of the scaled value) from midpoints."""
+    out: dict[str, Any] = {}
+    for mid in _midpoints(ROUNDING_SPOTS):
+        if abs(mid) >= 2.0**-126:
+            ulp = math.ulp(mid)
+        else:
+            ulp = float(np.spacing(abs(mid) * 2.0**149)) * 2.0**-149
+        values = np.array([mid + k * ulp for k in (-numerics.NEAR_ULPS - 1, -numerics.NEAR_ULPS, -1, 0, 1,
+                                                   numerics.NEAR_ULPS - 1, numerics.NEAR_ULPS,
+                                                   numerics.NEAR_ULPS + 1)])
+        out[repr(mid)] = numerics.near_f32_boundary(values)
+    out["exact float32 values and 2**-126"] = numerics.near_f32_boundary(
+        np.array([1.0, 2.0**-126, 2.0**-149, -2.0**-126, 0.0, -0.0, np.inf, np.nan]))
+    return out
+
+
+def _decimal_roundings() -> list[tuple[str, Any, bool]]:
+    """f32_of_decimal at midpoints and a hair either side, ties of both parities, the overflow threshold
+    and a hair either side, subnormals: each result, and whether it is the nearest float32."""
+    from decimal import Decimal, localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = 400  # every value below exact: a hair is 2**-200 of a midpoint
+        values: list[Decimal] = []
+        for mid in _midpoints(ROUNDING_SPOTS[:-1]) + _midpoints((1.0, 1.0000001, 2.0**-149, 2.0 * 2.0**-149)):
+            hair = abs(Decimal(mid)) * Decimal(2) ** -200
+            values += [Decimal(mid) - hair, Decimal(mid), Decimal(mid) + hair]
+        threshold = Decimal(2) ** 128 - Decimal(2) ** 103
+        values += [threshold - 1, threshold, threshold + 1, -threshold, Decimal(2) ** -150, Decimal(2) ** -151,
+                   Decimal(3) * Decimal(2) ** -151, Decimal(0), Decimal("-0")]
+    out = []
+    for d in values:
+        got = numerics.f32_of_decimal(d)
+        want = _correctly_rounded(Fraction(d)) if abs(d) < threshold else np.float32(math.copysign(math.inf, d))
+        out.append((str(d), got, bool(np.array(got).view(np.int32) == np.array(want).view(np.int32))))
+    return out
+
+
+def _against_exact(name: str, x: np.ndarray) -> Any:
+    """exp_f32 or silu_f32 of ``x``, and which results are the correctly rounded float32."""
+    from decimal import Decimal, localcontext
+
+    got = {"exp": numerics.exp_f32, "silu": numerics.silu_f32}[name](x)
+    flags = []
+    with localcontext() as ctx:
+        ctx.prec = 80
+        for v, g in zip(x.tolist(), got, strict=True):
+            d = Decimal(v)
+            exact = d.exp() if name == "exp" else d / (1 + (-d).exp())
+            flags.append(bool(np.array(g).view(np.int32) == np.array(_correctly_rounded(Fraction(exact))).view(np.int32)))
+    return got, flags
+
+
+def _beside_midpoints(approx: Callable[[np.ndarray], np.ndarray], pool: np.ndarray) -> np.ndarray:
+    """The members of ``pool`` whose float64 result lies within NEAR_ULPS of a float32 midpoint."""
+    return pool[numerics.near_f32_boundary(approx(pool.astype(np.float64)))]
+
+
+def rounding_cases(corpus: Corpus) -> None:
+    """The correctly rounded transcendentals where rounding is decided: the near test at its threshold,
+    decimal rounding at ties and overflow, exp and silu beside midpoints (found among a fixed draw) and
+    across float32's subnormal-to-normal edge, cos/sin beside midpoints, power at its edges."""
+    corpus.add("numerics/near_f32_boundary at the threshold, normal and subnormal", _near_at_the_threshold)
+    corpus.add("numerics/f32_of_decimal at midpoints, ties and the overflow threshold", _decimal_roundings)
+    draw = (np.random.default_rng(20261208).standard_normal(2_000_000) * 20).astype(np.float32)
+    beside_exp = _beside_midpoints(np.exp, draw)[:8]
+    beside_silu = _beside_midpoints(lambda v: v / (1.0 + np.exp(-v)), draw)[:8]
+    # odd multiples of 2**-149 from 2**-128 to 2**-124: silu(x) is about x / 2, exactly a midpoint in
+    # float64, and the exact value lies just above or below it
+    edge = (np.arange(2**21 + 1, 2**25, 2**17 + 2, dtype=np.float64) * 2.0**-149).astype(np.float32)
+    for name, label, x in (("exp", "beside midpoints", beside_exp), ("silu", "beside midpoints", beside_silu),
+                           ("silu", "across the subnormal edge", edge), ("silu", "across the negative subnormal edge", -edge),
+                           ("exp", "at the underflow and overflow edges",
+                            np.float32([-87.33655, -103.97, -103.28, 88.72283, 88.72284, 0.0, -0.0]))):
+        corpus.add(f"numerics/{name}_f32 of {x.size} values {label}, against exact", _against_exact, name, x)
+    inv_freq = 1.0 / numerics.pow_f64(500_000.0, np.arange(0, 128, 2, dtype=np.float64) / 128)
+    angles = (np.arange(32_768, dtype=np.float64)[:, None] * inv_freq[None, :]).ravel()
+    beside = np.unique(np.concatenate([_beside_midpoints(np.cos, angles)[:6], _beside_midpoints(np.sin, angles)[:6]]))
+    corpus.add(f"numerics/cos_sin_f32 of {beside.size} RoPE angles beside float32 boundaries", numerics.cos_sin_f32,
+               beside)
+    corpus.add("numerics/pow_f64 at its edges", numerics.pow_f64, 10_000.0,
+               np.array([0.0, -0.0, 1.0, -1.0, 0.5, 2.0 / 98, 1e-300, 5e-324, 96.0 / 98, 127.0 / 128]))
 
 
 def _dispatched(arm: str, q_dtype: str, kv_dtype: str) -> str:
