@@ -86,7 +86,7 @@ def silu_f32(x: np.ndarray) -> np.ndarray:
 # and rounded once: the float32 result is the correctly rounded one, whatever the CPU.
 NEAR_ULPS = 256  # within this many float64 ulps of a float32 boundary, the value is computed exactly
 _DIGITS = 60  # decimal digits of the exact computation (a float32 needs 9, a float64 17)
-_F32_OVERFLOW = Decimal(2) ** 128 - Decimal(2) ** 103  # float32's largest plus half its last step: rounds to inf
+_F32_OVERFLOW = Decimal(2**128 - 2**103)  # float32's largest plus half its last step (exact): rounds to inf
 _PI = Decimal("3.141592653589793238462643383279502884197169399375105820974944592307816406286208998628")
 
 
@@ -109,22 +109,16 @@ def f32_of_decimal(x: Decimal) -> np.float32:
     """``x`` rounded once to float32, ties to even."""
     if abs(x) >= _F32_OVERFLOW:
         return np.float32(math.copysign(math.inf, x))
+    d = float(x)  # rounded once, to float64
     with np.errstate(over="ignore"):
-        f = np.float32(float(x))  # float() rounds correctly to float64; float32 of that is one step off at most
-    if not np.isfinite(f):  # below the overflow threshold: the largest float32
-        f = np.float32(math.copysign(float(np.finfo(np.float32).max), x))
-    with localcontext() as exact:
-        exact.prec = 200  # every float32 and every midpoint of two has fewer digits: these sums are exact
-        for _ in range(2):
-            below, above = np.nextafter(f, np.float32(-np.inf)), np.nextafter(f, np.float32(np.inf))
-            low, high = (Decimal(float(below)) + Decimal(float(f))) / 2, (Decimal(float(f)) + Decimal(float(above))) / 2
-            if x < low or (x == low and int(f.view(np.uint32)) & 1):
-                f = below
-            elif x > high or (x == high and int(f.view(np.uint32)) & 1):
-                f = above
-            else:
-                break
-    return np.float32(f)
+        r = np.float32(d)  # and again, to float32: as x rounds once, unless d is a float32 midpoint
+    if not np.isfinite(r):  # d reached the threshold, x did not: the largest float32
+        return np.float32(math.copysign(float(np.finfo(np.float32).max), x))
+    if d != float(r):
+        other = np.nextafter(r, np.float32(math.copysign(math.inf, d - float(r))))
+        if (float(r) + float(other)) / 2 == d and x != Decimal(d):  # d a midpoint, x beside it: x's side decides
+            return other if (x > Decimal(d)) == (float(other) > d) else r
+    return r
 
 
 def portable_f32(approx: np.ndarray, args: np.ndarray, exact: Callable[[Decimal], Decimal]) -> np.ndarray:

@@ -2005,7 +2005,8 @@ def _decimal_roundings() -> list[tuple[str, Any, bool]]:
     out = []
     for d in values:
         got = numerics.f32_of_decimal(d)
-        want = _correctly_rounded(Fraction(d)) if abs(d) < threshold else np.float32(math.copysign(math.inf, d))
+        want = (np.float32(float(d)) if d == 0 else _correctly_rounded(Fraction(d)) if abs(d) < threshold
+                else np.float32(math.copysign(math.inf, d)))  # a zero keeps its sign
         out.append((str(d), got, bool(np.array(got).view(np.int32) == np.array(want).view(np.int32))))
     return out
 
@@ -2042,10 +2043,12 @@ def rounding_cases(corpus: Corpus) -> None:
     # odd multiples of 2**-149 from 2**-128 to 2**-124: silu(x) is about x / 2, exactly a midpoint in
     # float64, and the exact value lies just above or below it
     edge = (np.arange(2**21 + 1, 2**25, 2**17 + 2, dtype=np.float64) * 2.0**-149).astype(np.float32)
+    # and densely where silu(x) lands just below float32's smallest normal: x = (2**24 - 2j - 1) 2**-149
+    edge = np.concatenate([edge, (np.arange(2**24 - 1, 2**24 - 80, -2, dtype=np.float64) * 2.0**-149).astype(np.float32)])
     for name, label, x in (("exp", "beside midpoints", beside_exp), ("silu", "beside midpoints", beside_silu),
                            ("silu", "across the subnormal edge", edge), ("silu", "across the negative subnormal edge", -edge),
                            ("exp", "at the underflow and overflow edges",
-                            np.float32([-87.33655, -103.97, -103.28, 88.72283, 88.72284, 0.0, -0.0]))):
+                            np.array([-87.33655, -103.97, -103.28, 88.72283, 88.72284, 0.0, -0.0], np.float32))):
         corpus.add(f"numerics/{name}_f32 of {x.size} values {label}, against exact", _against_exact, name, x)
     inv_freq = 1.0 / numerics.pow_f64(500_000.0, np.arange(0, 128, 2, dtype=np.float64) / 128)
     angles = (np.arange(32_768, dtype=np.float64)[:, None] * inv_freq[None, :]).ravel()
