@@ -107,7 +107,7 @@ def near_f32_boundary(v: np.ndarray) -> np.ndarray:
 
 def f32_of_decimal(x: Decimal) -> np.float32:
     """``x`` rounded once to float32, ties to even."""
-    if abs(x) >= _F32_OVERFLOW:
+    if x.copy_abs() >= _F32_OVERFLOW:  # copy_abs: exact (abs() rounds to the context's 28 digits)
         return np.float32(math.copysign(math.inf, x))
     d = float(x)  # rounded once, to float64
     with np.errstate(over="ignore"):
@@ -116,8 +116,8 @@ def f32_of_decimal(x: Decimal) -> np.float32:
         return np.float32(math.copysign(float(np.finfo(np.float32).max), x))
     if d != float(r):
         other = np.nextafter(r, np.float32(math.copysign(math.inf, d - float(r))))
-        if (float(r) + float(other)) / 2 == d and x != Decimal(d):  # d a midpoint, x beside it: x's side decides
-            return other if (x > Decimal(d)) == (float(other) > d) else r
+        if (float(r) + float(other)) / 2 == d:  # d is a float32 midpoint: x's side of it decides, a tie stays even
+            return other if (x - Decimal(d)) * (Decimal(float(other)) - Decimal(d)) > 0 else r
     return r
 
 

@@ -2005,8 +2005,14 @@ def _decimal_roundings() -> list[tuple[str, Any, bool]]:
     out = []
     for d in values:
         got = numerics.f32_of_decimal(d)
-        want = (np.float32(float(d)) if d == 0 else _correctly_rounded(Fraction(d)) if abs(d) < threshold
-                else np.float32(math.copysign(math.inf, d)))  # a zero keeps its sign
+        if d == 0:  # a zero keeps its sign
+            want = np.float32(float(d))
+        elif d.copy_abs() >= threshold:
+            want = np.float32(math.copysign(math.inf, d))
+        elif d.copy_abs() > Decimal(float(np.finfo(np.float32).max)):  # between the largest float32 and the threshold
+            want = np.float32(math.copysign(float(np.finfo(np.float32).max), d))
+        else:
+            want = _correctly_rounded(Fraction(d))
         out.append((str(d), got, bool(np.array(got).view(np.int32) == np.array(want).view(np.int32))))
     return out
 
